@@ -1,0 +1,402 @@
+package aof
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/aofserver/aofserver/aof/fsx"
+	"github.com/aofserver/aofserver/manifest"
+)
+
+// Options configures an AOF. FS, Dir, DirName and FileName are fixed for the
+// life of the AOF; the other knobs may be changed with SetPolicy/SetOptions.
+type Options struct {
+	FS       fsx.FS
+	Dir      string // redis `dir`
+	DirName  string // appenddirname
+	FileName string // appendfilename
+	Policy   Policy
+
+	UseRDBPreamble   bool // base format of the next rewrite / startup base
+	LoadTruncated    bool // aof-load-truncated
+	TimestampEnabled bool // "#TS:<unix secs>\r\n" annotations
+	DisableAutoGC    bool // aof-disable-auto-gc
+	NoFsyncOnRewrite bool // no-appendfsync-on-rewrite
+
+	// GroupCommitDelay lets the writer wait up to this long under Always to
+	// gather a bigger batch before write+fdatasync (0: never wait).
+	GroupCommitDelay time.Duration
+	// GroupCommitMaxBatch caps the commands covered by one write+fdatasync
+	// under Always (0: unlimited).
+	GroupCommitMaxBatch int
+
+	Logger  zerolog.Logger
+	Now     func() time.Time
+	OnFatal func(err error) // called once, in its own goroutine, when an always-policy write/fsync fails
+}
+
+// AOF is one multi-part append-only file directory. See the package
+// documentation for the goroutines and durability points.
+type AOF struct {
+	opt    Options // fixed fields; knobs are copied into the fields below
+	fsys   fsx.FS
+	aofDir string
+	log    zerolog.Logger
+	now    func() time.Time
+
+	// manMu serialises every manifest transition and persist. man is replaced
+	// (never mutated) only after the new manifest is durable.
+	manMu sync.Mutex
+	man   *manifest.Manifest
+
+	// bufMu guards the feed side; Feed holds it for a few appends only.
+	bufMu      sync.Mutex
+	buf        []byte   // fed bytes not yet taken by the writer
+	marks      []mark   // per Feed call: end offset and cumulative command count
+	fedOff     int64    // logical end offset of everything fed
+	fedCmds    int64    // commands fed so far
+	selectedDB int      // db of the last SELECT written to buf; -1 = none
+	lastTS     int64    // last #TS second written
+	tsEnabled  bool     // copy of TimestampEnabled
+	rot        *Rewrite // pending incr rotation, taken by the writer
+	closing    bool
+	kick       chan struct{} // wakes the writer; capacity 1
+
+	// mu guards the writer/syncer shared state below.
+	mu           sync.Mutex
+	cur          *segment // incr file being appended to
+	knobs        Options  // runtime knobs (Policy, NoFsyncOnRewrite, group commit, DisableAutoGC)
+	childActive  bool     // another child process (BGSAVE) is alive, for NoFsyncOnRewrite
+	rw           *Rewrite // rewrite in progress
+	fatalErr     error
+	closedErr    error
+	started      bool
+	closed       bool
+	lastWriteLog time.Time
+	stats        fsyncStats
+
+	policy     atomic.Uint32 // Policy, read by the writer and syncer without mu
+	writtenOff atomic.Int64  // logical offset written to the OS
+	syncedOff  atomic.Int64  // logical offset made durable
+	ackOff     atomic.Int64  // Wait(off) returns once off <= ackOff
+	writeErr   atomic.Pointer[error]
+	term       atomic.Pointer[error] // terminal error for Wait: fatal or closed
+	bioErr     atomic.Pointer[error]
+	notify     atomic.Pointer[chan struct{}] // closed and replaced when ackOff or the terminal state moves
+
+	currentSize  atomic.Int64 // aof_current_size
+	baseSize     atomic.Int64 // aof_rewrite_base_size
+	lastIncrSize atomic.Int64 // size of cur
+	bufLen       atomic.Int64 // bytes fed and not yet written (aof_buffer_length)
+	pendingBio   atomic.Int64 // background fsyncs queued or running
+	delayedFsync atomic.Int64
+	syncStart    atomic.Int64 // unix nanos of the running everysec fsync, 0 if none
+	writtenCmds  atomic.Int64
+
+	loaded          bool // Load succeeded (sizes are known)
+	everysecEvery   time.Duration
+	writeRetryEvery time.Duration
+	stopWriter      chan struct{}
+	stopSyncer      chan struct{}
+	writerDone      chan struct{}
+	syncerDone      chan struct{}
+	bg              sync.WaitGroup // background fsync+close of rotated incr files, history removal
+}
+
+// mark records the end of one Feed call.
+type mark struct {
+	end  int64 // logical offset after the call
+	cmds int64 // fedCmds after the call
+}
+
+// segment is an open incr file.
+type segment struct {
+	f      fsx.File
+	name   string
+	syncMu sync.Mutex // serialises Sync and Close between writer, syncer and the closer
+	closed bool       // guarded by syncMu
+}
+
+// Open reads the manifest of opt.Dir/opt.DirName (a missing directory or
+// manifest is an empty manifest) and performs the old-style upgrade (an
+// appendonly.aof in Dir is moved into the directory as base seq 1). It does not
+// load data nor start goroutines.
+func Open(opt Options) (*AOF, error) {
+	if opt.FS == nil {
+		opt.FS = fsx.OS()
+	}
+	if opt.FileName == "" || opt.DirName == "" {
+		return nil, errors.New("aof: FileName and DirName are required")
+	}
+	if strings.ContainsAny(opt.FileName, `/\`) {
+		return nil, errors.New("aof: appendfilename can't be a path, just a filename")
+	}
+	if strings.ContainsAny(opt.DirName, `/\`) {
+		return nil, errors.New("aof: appenddirname can't be a path, just a dirname")
+	}
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	if opt.Dir == "" {
+		opt.Dir = "."
+	}
+	a := &AOF{
+		opt:             opt,
+		fsys:            opt.FS,
+		aofDir:          filepath.Join(opt.Dir, opt.DirName),
+		log:             opt.Logger,
+		now:             opt.Now,
+		selectedDB:      -1,
+		tsEnabled:       opt.TimestampEnabled,
+		kick:            make(chan struct{}, 1),
+		knobs:           opt,
+		everysecEvery:   time.Second,
+		writeRetryEvery: time.Second,
+	}
+	a.policy.Store(uint32(opt.Policy))
+	ch := make(chan struct{})
+	a.notify.Store(&ch)
+
+	m, err := a.readManifest()
+	if err != nil {
+		return nil, err
+	}
+	a.man = m
+	if err := a.upgradeIfNeeded(); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+func (a *AOF) path(name string) string { return filepath.Join(a.aofDir, name) }
+
+func (a *AOF) manifestPath() string { return a.path(manifest.ManifestName(a.opt.FileName)) }
+
+// readManifest loads the manifest from disk. Parse errors are logged and
+// returned with Redis's fatal lines in the error text.
+func (a *AOF) readManifest() (*manifest.Manifest, error) {
+	p := a.manifestPath()
+	f, err := a.fsys.Open(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &manifest.Manifest{}, nil
+	}
+	if err != nil {
+		msg := fmt.Sprintf("Fatal error: can't open the AOF manifest file %s for reading: %s", p, Strerror(err))
+		a.log.Warn().Msg(msg)
+		return nil, fmt.Errorf("aof: %s: %w", msg, err)
+	}
+	defer f.Close()
+	m, err := manifest.Parse(f)
+	if err != nil {
+		lines := []string{"*** FATAL AOF MANIFEST FILE ERROR ***"}
+		var pe *manifest.ParseError
+		if errors.As(err, &pe) {
+			if pe.Line > 0 {
+				lines = append(lines,
+					fmt.Sprintf("Reading the manifest file, at line %d", pe.Line),
+					fmt.Sprintf(">>> '%s'", pe.Text))
+			}
+			lines = append(lines, pe.Msg)
+		} else {
+			lines = append(lines, "Read AOF manifest failed")
+		}
+		for _, l := range lines {
+			a.log.Warn().Msg(l)
+		}
+		return nil, fmt.Errorf("aof: manifest %s: %s: %w", p, strings.Join(lines, "\n"), err)
+	}
+	return m, nil
+}
+
+// persistManifest makes m the durable manifest: temp-<F>.manifest is written,
+// fdatasync'ed, renamed over <F>.manifest and the directory is fsynced
+// (fsx.WriteFileAtomic). After it returns nil, m and every directory entry of
+// aofDir created before the call (new incr or base files) survive a crash.
+// Caller holds manMu and swaps a.man only on success.
+func (a *AOF) persistManifest(m *manifest.Manifest) error {
+	if err := fsx.WriteFileAtomic(a.fsys, a.manifestPath(), m.Marshal()); err != nil {
+		a.log.Warn().Msgf("Fail to persist the AOF manifest file %s: %s", manifest.ManifestName(a.opt.FileName), Strerror(err))
+		return fmt.Errorf("aof: persist manifest: %w", err)
+	}
+	return nil
+}
+
+// upgradeIfNeeded performs Redis's aofUpgradePrepare (spec §1.6 case A): when
+// <Dir>/<F> exists and the directory holds no usable AOF, the manifest
+// "file <F> seq 1 type b" is persisted first and then the old file is moved
+// into the directory. A crash between the two steps repeats the upgrade on
+// the next Open, which is safe.
+func (a *AOF) upgradeIfNeeded() error {
+	old := filepath.Join(a.opt.Dir, a.opt.FileName)
+	if _, err := a.fsys.Stat(old); err != nil {
+		return nil
+	}
+	m := a.man
+	_, dirErr := a.fsys.ReadDir(a.aofDir)
+	dirMissing := dirErr != nil
+	need := dirMissing || (m.Base == nil && len(m.Incrs) == 0)
+	if !need && m.Base != nil && len(m.Incrs) == 0 && m.Base.Name == a.opt.FileName {
+		if _, err := a.fsys.Stat(a.path(a.opt.FileName)); err != nil {
+			need = true
+		}
+	}
+	if !need {
+		return nil
+	}
+	if err := a.fsys.MkdirAll(a.aofDir); err != nil {
+		msg := fmt.Sprintf("Can't open or create append-only dir %s: %s", a.opt.DirName, Strerror(err))
+		a.log.Warn().Msg(msg)
+		return fmt.Errorf("aof: %s: %w", msg, err)
+	}
+	nm := m.Clone()
+	nm.Base = &manifest.File{Name: a.opt.FileName, Seq: 1, Type: manifest.Base}
+	nm.CurrBaseSeq = 1
+	a.manMu.Lock()
+	defer a.manMu.Unlock()
+	if err := a.persistManifest(nm); err != nil {
+		return err
+	}
+	a.man = nm
+	if err := a.fsys.Rename(old, a.path(a.opt.FileName)); err != nil {
+		msg := fmt.Sprintf("Error trying to move the old AOF file %s into dir %s: %s", a.opt.FileName, a.opt.DirName, Strerror(err))
+		a.log.Warn().Msg(msg)
+		return fmt.Errorf("aof: %s: %w", msg, err)
+	}
+	// Make the move durable in both directories (Redis relies on the next
+	// manifest persist; we do not want to depend on one).
+	if err := a.fsys.SyncDir(a.aofDir); err != nil {
+		return fmt.Errorf("aof: sync dir %s: %w", a.aofDir, err)
+	}
+	if err := a.fsys.SyncDir(a.opt.Dir); err != nil {
+		return fmt.Errorf("aof: sync dir %s: %w", a.opt.Dir, err)
+	}
+	a.log.Info().Msgf("Successfully migrated an old-style AOF file (%s) into the AOF directory (%s).", a.opt.FileName, a.opt.DirName)
+	return nil
+}
+
+// Exists reports whether the manifest lists a base or an incr file
+// (otherwise startup is Redis's case D: no AOF, start empty).
+func (a *AOF) Exists() bool {
+	a.manMu.Lock()
+	defer a.manMu.Unlock()
+	return !a.man.Empty()
+}
+
+// Manifest returns a copy of the current (durable) manifest.
+func (a *AOF) Manifest() *manifest.Manifest {
+	a.manMu.Lock()
+	defer a.manMu.Unlock()
+	return a.man.Clone()
+}
+
+// Dir returns the AOF directory (Dir/DirName).
+func (a *AOF) Dir() string { return a.aofDir }
+
+// SetPolicy changes appendfsync at runtime. Switching to Always makes the
+// writer fdatasync whatever was written but not yet synced.
+func (a *AOF) SetPolicy(p Policy) {
+	a.SetOptions(func(o *Options) { o.Policy = p })
+}
+
+// SetOptions changes the runtime knobs (Policy, UseRDBPreamble,
+// LoadTruncated, TimestampEnabled, DisableAutoGC, NoFsyncOnRewrite,
+// GroupCommitDelay, GroupCommitMaxBatch). Changes to FS, Dir, DirName,
+// FileName, Logger, Now and OnFatal are ignored. Turning DisableAutoGC off
+// removes the history files at once, in the background.
+func (a *AOF) SetOptions(f func(*Options)) {
+	a.mu.Lock()
+	o := a.knobs
+	f(&o)
+	wasGCOff := a.knobs.DisableAutoGC
+	a.knobs.Policy = o.Policy
+	a.knobs.UseRDBPreamble = o.UseRDBPreamble
+	a.knobs.LoadTruncated = o.LoadTruncated
+	a.knobs.TimestampEnabled = o.TimestampEnabled
+	a.knobs.DisableAutoGC = o.DisableAutoGC
+	a.knobs.NoFsyncOnRewrite = o.NoFsyncOnRewrite
+	a.knobs.GroupCommitDelay = o.GroupCommitDelay
+	a.knobs.GroupCommitMaxBatch = o.GroupCommitMaxBatch
+	started, closed := a.started, a.closed
+	a.mu.Unlock()
+	a.policy.Store(uint32(o.Policy))
+	a.bufMu.Lock()
+	a.tsEnabled = o.TimestampEnabled
+	a.bufMu.Unlock()
+	if wasGCOff && !o.DisableAutoGC && started && !closed {
+		a.bg.Add(1)
+		go func() {
+			defer a.bg.Done()
+			a.manMu.Lock()
+			defer a.manMu.Unlock()
+			a.delHistoryLocked()
+		}()
+	}
+	a.wake()
+}
+
+// SetChildActive tells the AOF whether another child process (BGSAVE) is
+// alive: with NoFsyncOnRewrite, no fsync happens while any child runs.
+func (a *AOF) SetChildActive(active bool) {
+	a.mu.Lock()
+	a.childActive = active
+	a.mu.Unlock()
+	a.wake()
+}
+
+func (a *AOF) knobsSnapshot() Options {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.knobs
+}
+
+// skipFsync reports whether no-appendfsync-on-rewrite suppresses fsync now.
+func (a *AOF) skipFsync() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.knobs.NoFsyncOnRewrite && (a.rw != nil || a.childActive)
+}
+
+// wake nudges the writer goroutine without blocking.
+func (a *AOF) wake() {
+	select {
+	case a.kick <- struct{}{}:
+	default:
+	}
+}
+
+// broadcast wakes every Wait caller so it re-checks its condition.
+func (a *AOF) broadcast() {
+	ch := make(chan struct{})
+	old := a.notify.Swap(&ch)
+	close(*old)
+}
+
+// delHistoryLocked drops every history entry from the manifest, persists it
+// and then removes the files (Redis's aofDelHistoryFiles, but the manifest is
+// made durable before any file goes, so a crash never leaves a listed history
+// file missing... which would be harmless anyway). Caller holds manMu.
+func (a *AOF) delHistoryLocked() {
+	if len(a.man.History) == 0 {
+		return
+	}
+	nm := a.man.WithoutHistory()
+	if err := a.persistManifest(nm); err != nil {
+		return
+	}
+	hist := a.man.History
+	a.man = nm
+	for _, h := range hist {
+		a.log.Info().Msgf("Removing the history file %s in the background", h.Name)
+		if err := a.fsys.Remove(a.path(h.Name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			a.log.Warn().Msgf("Fail to remove the history file %s: %s", h.Name, Strerror(err))
+		}
+	}
+}

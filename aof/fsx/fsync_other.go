@@ -1,0 +1,14 @@
+//go:build unix && !linux
+
+package fsx
+
+import "golang.org/x/sys/unix"
+
+func datasync(fd int) error {
+	for {
+		err := unix.Fsync(fd)
+		if err != unix.EINTR {
+			return err
+		}
+	}
+}

@@ -1,0 +1,219 @@
+package aof
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+)
+
+// Rewrite is one BGREWRITEAOF in progress (spec §3). Everything fed before
+// StartRewrite belongs to the base snapshot the server takes at that moment;
+// everything fed after goes to the new incr file.
+type Rewrite struct {
+	a         *AOF
+	pid       int
+	switchOff int64         // logical offset where the new incr starts; set under bufMu
+	switched  chan struct{} // closed once the writer tried the rotation
+	switchErr error         // rotation failure, read after switched is closed
+	done      bool          // Install or Abort ran; guarded by a.mu
+}
+
+// StartRewrite records the switch point and asks the writer goroutine to
+// rotate the incr file (Redis's openNewIncrAofForAppend) before it writes any
+// byte fed after this call. It does no file I/O: call it with the executor
+// lock held, at the instant the base snapshot is taken. childPid names the
+// temp base file.
+func (a *AOF) StartRewrite(childPid int) (*Rewrite, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	switch {
+	case a.closed:
+		return nil, ErrClosed
+	case !a.started:
+		return nil, ErrNotStarted
+	case a.rw != nil:
+		return nil, ErrRewriteInProgress
+	case a.fatalErr != nil:
+		return nil, a.fatalErr
+	}
+	r := &Rewrite{a: a, pid: childPid, switched: make(chan struct{})}
+	a.rw = r
+	a.bufMu.Lock()
+	r.switchOff = a.fedOff
+	a.selectedDB = -1 // the new incr must start with SELECT
+	a.rot = r
+	a.bufMu.Unlock()
+	a.wake()
+	return r, nil
+}
+
+// TempBasePath is where the rewrite child writes (and fsyncs) the new base:
+// <dir>/temp-rewriteaof-bg-<pid>.aof.
+func (r *Rewrite) TempBasePath() string {
+	return filepath.Join(r.a.opt.Dir, fmt.Sprintf("temp-rewriteaof-bg-%d.aof", r.pid))
+}
+
+// SwitchOffset is the logical offset at which the new incr file starts.
+func (r *Rewrite) SwitchOffset() int64 { return r.switchOff }
+
+// WaitSwitched blocks until the writer created the new incr file and
+// persisted the manifest listing it, and returns that step's error.
+func (r *Rewrite) WaitSwitched() error {
+	<-r.switched
+	return r.switchErr
+}
+
+// rotate creates incr n+1 and persists the manifest listing it, then makes it
+// the file the writer appends to; the old incr is fdatasync'ed and closed in
+// the background. Runs on the writer goroutine once every byte before the
+// switch point is written. Durable after it succeeds: the new manifest and the
+// new (empty) incr's directory entry.
+func (a *AOF) rotate(r *Rewrite) {
+	a.bufMu.Lock()
+	if a.rot == r {
+		a.rot = nil
+	}
+	a.bufMu.Unlock()
+	if e := a.writeErr.Load(); e != nil {
+		a.failRotation(r, *e)
+		return
+	}
+	a.manMu.Lock()
+	nm, inc := a.man.WithNewIncr(a.opt.FileName)
+	f, err := a.fsys.Create(a.path(inc.Name))
+	if err != nil {
+		a.manMu.Unlock()
+		a.log.Warn().Msgf("Can't open the append-only file %s: %s", inc.Name, Strerror(err))
+		a.failRotation(r, fmt.Errorf("aof: create %s: %w", inc.Name, err))
+		return
+	}
+	if err := a.persistManifest(nm); err != nil {
+		a.manMu.Unlock()
+		// Keep the file: if only the directory fsync failed, the manifest on
+		// disk may already name it.
+		f.Close()
+		a.failRotation(r, err)
+		return
+	}
+	a.man = nm
+	a.manMu.Unlock()
+
+	a.mu.Lock()
+	old := a.cur
+	a.cur = &segment{f: f, name: inc.Name}
+	a.mu.Unlock()
+	a.lastIncrSize.Store(0)
+	a.log.Info().Msgf("Creating AOF incr file %s on background rewrite", inc.Name)
+	endOff := a.writtenOff.Load()
+	a.pendingBio.Add(1)
+	a.bg.Add(1)
+	go func() {
+		defer a.bg.Done()
+		defer a.pendingBio.Add(-1)
+		old.syncMu.Lock()
+		err := old.f.Sync()
+		cerr := old.f.Close()
+		old.closed = true
+		old.syncMu.Unlock()
+		if err != nil {
+			a.log.Warn().Msgf("Fail to fsync the AOF file: %s", Strerror(err))
+			a.bioErr.Store(&err)
+			return
+		}
+		if cerr != nil {
+			a.log.Warn().Msgf("Fail to close the AOF file %s: %s", old.name, Strerror(cerr))
+		}
+		a.advanceSynced(endOff)
+	}()
+	close(r.switched)
+}
+
+func (a *AOF) failRotation(r *Rewrite, err error) {
+	a.bufMu.Lock()
+	if a.rot == r {
+		a.rot = nil
+	}
+	a.bufMu.Unlock()
+	select {
+	case <-r.switched:
+	default:
+		r.switchErr = err
+		close(r.switched)
+	}
+}
+
+// Install completes a successful rewrite (Redis's backgroundRewriteDoneHandler,
+// spec §3.3) after the child wrote and fsynced TempBasePath: the temp base is
+// renamed into the AOF directory as base n+1, the old base and every incr but
+// the current one become history, the manifest is persisted, and history files
+// are deleted unless DisableAutoGC. The in-memory manifest changes only once
+// the new one is durable. Call it off the executor lock.
+//
+// Durable after it returns nil: the new base under its final name and the
+// manifest naming it. On error the old manifest stays in force.
+func (r *Rewrite) Install(rdbBase bool) error {
+	a := r.a
+	if err := r.WaitSwitched(); err != nil {
+		r.cleanup()
+		r.finish()
+		return fmt.Errorf("aof: rewrite could not switch to a new incr file: %w", err)
+	}
+	defer r.finish()
+	a.log.Info().Msg("Background AOF rewrite terminated with success")
+	a.manMu.Lock()
+	defer a.manMu.Unlock()
+	nm, base := a.man.AfterRewrite(a.opt.FileName, rdbBase)
+	tmp := r.TempBasePath()
+	dst := a.path(base.Name)
+	if err := a.fsys.Rename(tmp, dst); err != nil {
+		a.log.Warn().Msgf("Error trying to rename the temporary AOF file %s into %s: %s", filepath.Base(tmp), base.Name, Strerror(err))
+		r.cleanup()
+		return fmt.Errorf("aof: rename %s: %w", tmp, err)
+	}
+	a.log.Info().Msgf("Successfully renamed the temporary AOF base file %s into %s", filepath.Base(tmp), base.Name)
+	if err := a.persistManifest(nm); err != nil {
+		// Redis unlinks the new base here; we keep it, since after a failed
+		// directory fsync the manifest on disk may already name it.
+		return err
+	}
+	a.man = nm
+	if sz, err := a.fsys.Stat(dst); err == nil {
+		cur := sz + a.lastIncrSize.Load()
+		a.currentSize.Store(cur)
+		a.baseSize.Store(cur)
+	}
+	if !a.knobsSnapshot().DisableAutoGC {
+		a.delHistoryLocked()
+	}
+	a.log.Info().Msg("Background AOF rewrite finished successfully")
+	return nil
+}
+
+// Abort ends a failed or killed rewrite: temp files are removed and the
+// manifest keeps base n + incr n + incr n+1, which loads correctly.
+func (r *Rewrite) Abort(err error) {
+	<-r.switched
+	r.cleanup()
+	r.finish()
+}
+
+func (r *Rewrite) cleanup() {
+	a := r.a
+	for _, p := range []string{r.TempBasePath(), filepath.Join(a.opt.Dir, fmt.Sprintf("temp-rewriteaof-%d.aof", r.pid))} {
+		if err := a.fsys.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			a.log.Warn().Msgf("Fail to remove the temp AOF file %s: %s", p, Strerror(err))
+		}
+	}
+}
+
+func (r *Rewrite) finish() {
+	a := r.a
+	a.mu.Lock()
+	r.done = true
+	if a.rw == r {
+		a.rw = nil
+	}
+	a.mu.Unlock()
+	a.wake()
+}

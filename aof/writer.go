@@ -1,0 +1,360 @@
+package aof
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// writeLogEvery rate-limits write-error log lines (Redis's AOF_WRITE_LOG_ERROR_RATE).
+const writeLogEvery = 30 * time.Second
+
+// delayedFsyncAfter is Redis's 2-second postponement limit (spec §5.2 step 3).
+const delayedFsyncAfter = 2 * time.Second
+
+// writerState is owned by the writer goroutine.
+type writerState struct {
+	pending     []byte // taken from buf, not yet written (kept across write errors)
+	pendingCmds int64
+	cmdsTaken   int64 // cumulative commands taken from marks
+}
+
+// writerLoop is the only goroutine that writes to the incr file, rotates it
+// and (under Always) fdatasyncs it.
+func (a *AOF) writerLoop() {
+	defer close(a.writerDone)
+	retry := time.NewTimer(time.Hour)
+	retry.Stop()
+	var w writerState
+	for {
+		stopping := false
+		select {
+		case <-a.kick:
+		case <-retry.C:
+		case <-a.stopWriter:
+			stopping = true
+		}
+		if a.term.Load() == nil {
+			for a.step(&w) {
+			}
+			if a.writeErr.Load() != nil && !stopping {
+				retry.Reset(a.writeRetryEvery)
+			}
+		}
+		if stopping {
+			return
+		}
+	}
+}
+
+// step takes the next batch, writes it (and fdatasyncs it under Always), then
+// performs a due rotation. It reports whether it made progress.
+func (a *AOF) step(w *writerState) bool {
+	knobs := a.knobsSnapshot()
+	policy := Policy(a.policy.Load())
+	if policy == Always && knobs.GroupCommitDelay > 0 && len(w.pending) == 0 {
+		// Let more committers join this fsync.
+		time.Sleep(knobs.GroupCommitDelay)
+	}
+
+	a.bufMu.Lock()
+	rot := a.rot
+	end := a.fedOff
+	if rot != nil && rot.switchOff < end {
+		end = rot.switchOff
+	}
+	bufStart := a.fedOff - int64(len(a.buf))
+	n := end - bufStart
+	if n > 0 && policy == Always && knobs.GroupCommitMaxBatch > 0 {
+		// Every fed byte belongs to a mark; cut after the mark that reaches
+		// the batch limit, but always take at least one mark.
+		limit := w.cmdsTaken + int64(knobs.GroupCommitMaxBatch)
+		newEnd := bufStart
+		for _, m := range a.marks {
+			if m.end > end || (m.cmds > limit && newEnd > bufStart) {
+				break
+			}
+			newEnd = m.end
+			if m.cmds >= limit {
+				break
+			}
+		}
+		end = newEnd
+		n = end - bufStart
+	}
+	if n > 0 {
+		if len(w.pending) == 0 && n == int64(len(a.buf)) {
+			w.pending, a.buf = a.buf, w.pending[:0]
+		} else {
+			w.pending = append(w.pending, a.buf[:n]...)
+			a.buf = a.buf[:copy(a.buf, a.buf[n:])]
+		}
+		k := 0
+		for k < len(a.marks) && a.marks[k].end <= end {
+			k++
+		}
+		if k > 0 {
+			c := a.marks[k-1].cmds
+			w.pendingCmds += c - w.cmdsTaken
+			w.cmdsTaken = c
+			a.marks = a.marks[:copy(a.marks, a.marks[k:])]
+		}
+	}
+	a.bufMu.Unlock()
+
+	progress := false
+	if len(w.pending) > 0 {
+		if !a.writePending(w, policy) {
+			if rot != nil {
+				// Never write post-switch bytes behind pre-switch bytes that
+				// are still unwritten: fail the rewrite, keep the old incr.
+				a.failRotation(rot, *a.writeErr.Load())
+			}
+			return false
+		}
+		progress = true
+	}
+	if policy == Always && a.syncedOff.Load() < a.writtenOff.Load() {
+		if !a.syncAlways() {
+			return false
+		}
+	}
+	a.publishAck(policy)
+	if rot != nil && a.writtenOff.Load() == rot.switchOff && len(w.pending) == 0 {
+		a.rotate(rot)
+		progress = true
+	}
+	return progress
+}
+
+// writePending writes w.pending to the current incr file. Durable after it
+// returns true: nothing (the bytes are in the page cache). On failure it
+// applies Redis's rules (spec §5.2 step 5) and returns false.
+func (a *AOF) writePending(w *writerState, policy Policy) bool {
+	seg := a.cur
+	syncS := a.syncStart.Load()
+	nw, err := seg.f.Write(w.pending)
+	if syncS != 0 && a.syncStart.Load() == syncS && time.Duration(time.Now().UnixNano()-syncS) >= delayedFsyncAfter {
+		// The write ran while an everysec fsync had been busy for 2 s or more:
+		// what Redis counts as a delayed fsync.
+		a.delayedFsync.Add(1)
+		a.log.Info().Msg("Asynchronous AOF fsync is taking too long (disk is busy?). Writing the AOF buffer without waiting for fsync to complete, this may slow down Redis.")
+	}
+	if err == nil && nw != len(w.pending) {
+		err = fmt.Errorf("short write (%d of %d bytes)", nw, len(w.pending))
+	}
+	if err != nil {
+		return a.writeFailed(w, seg, nw, err, policy)
+	}
+	a.wrote(w, nw, w.pendingCmds)
+	w.pending, w.pendingCmds = w.pending[:0], 0
+	if e := a.writeErr.Load(); e != nil {
+		a.writeErr.Store(nil)
+		a.log.Warn().Msg("AOF write error looks solved, Redis can write again.")
+	}
+	return true
+}
+
+// wrote accounts for n bytes that reached the file.
+func (a *AOF) wrote(w *writerState, n int, cmds int64) {
+	a.mu.Lock() // the syncer reads cur and writtenOff together
+	a.writtenOff.Add(int64(n))
+	a.mu.Unlock()
+	a.lastIncrSize.Add(int64(n))
+	a.currentSize.Add(int64(n))
+	a.bufLen.Add(-int64(n))
+	a.writtenCmds.Add(cmds)
+}
+
+func (a *AOF) writeFailed(w *writerState, seg *segment, nw int, err error, policy Policy) bool {
+	a.mu.Lock()
+	logIt := time.Since(a.lastWriteLog) > writeLogEvery
+	if logIt {
+		a.lastWriteLog = time.Now()
+	}
+	a.mu.Unlock()
+	if nw > 0 {
+		if logIt {
+			a.log.Warn().Msgf("Short write while writing to the AOF file: (nwritten=%d, expected=%d)", nw, len(w.pending))
+		}
+		// Remove the partial record so the file stays loadable.
+		if terr := seg.f.Truncate(a.lastIncrSize.Load()); terr != nil {
+			a.log.Warn().Msgf("Could not remove short write from the append-only file.  Redis may refuse to load the AOF the next time it starts.  ftruncate: %s", Strerror(terr))
+			// The partial bytes stay in the file: drop them from the buffer.
+			a.wrote(w, nw, 0)
+			w.pending = w.pending[:copy(w.pending, w.pending[nw:])]
+		}
+	} else if logIt {
+		a.log.Warn().Msgf("Error writing to the AOF file: %s", Strerror(err))
+	}
+	if policy == Always {
+		a.log.Warn().Msg("Can't recover from AOF write error when the AOF fsync policy is 'always'. Exiting...")
+		a.setFatal(err)
+		return false
+	}
+	a.writeErr.Store(&err)
+	return false
+}
+
+// syncAlways fdatasyncs the current incr under the Always policy. Durable
+// after it returns true: every byte written so far (writtenOff). A failure is
+// fatal and never retried (fsyncgate): the kernel may have dropped the pages.
+func (a *AOF) syncAlways() bool {
+	if a.skipFsync() {
+		return true
+	}
+	seg := a.cur
+	w := a.writtenOff.Load()
+	cmds := a.writtenCmds.Load()
+	seg.syncMu.Lock()
+	t0 := time.Now()
+	err := seg.f.Sync()
+	d := time.Since(t0)
+	seg.syncMu.Unlock()
+	if err != nil {
+		a.log.Warn().Msgf("Can't persist AOF for fsync error when the AOF fsync policy is 'always': %s. Exiting...", Strerror(err))
+		a.setFatal(err)
+		return false
+	}
+	a.advanceSynced(w)
+	a.recordFsync(d, cmds)
+	return true
+}
+
+// publishAck moves the offset Wait waits for: synced bytes under Always
+// (written ones while no-appendfsync-on-rewrite suppresses fsync), written
+// bytes otherwise.
+func (a *AOF) publishAck(policy Policy) {
+	ack := a.writtenOff.Load()
+	if policy == Always && !a.skipFsync() {
+		ack = a.syncedOff.Load()
+	}
+	for {
+		cur := a.ackOff.Load()
+		if ack <= cur {
+			return
+		}
+		if a.ackOff.CompareAndSwap(cur, ack) {
+			a.broadcast()
+			return
+		}
+	}
+}
+
+func (a *AOF) advanceSynced(off int64) {
+	for {
+		cur := a.syncedOff.Load()
+		if off <= cur || a.syncedOff.CompareAndSwap(cur, off) {
+			return
+		}
+	}
+}
+
+func (a *AOF) setFatal(err error) {
+	a.mu.Lock()
+	first := a.fatalErr == nil
+	if first {
+		a.fatalErr = err
+	}
+	a.mu.Unlock()
+	if !first {
+		return
+	}
+	t := fmt.Errorf("%w: %w", ErrFatal, err)
+	a.term.CompareAndSwap(nil, &t)
+	a.broadcast()
+	if a.opt.OnFatal != nil {
+		go a.opt.OnFatal(err)
+	}
+}
+
+// Wait blocks until everything up to logical offset off is written (EverySec,
+// No) or written and fdatasync'ed (Always). Many callers share one write and
+// one fdatasync (group commit). With EverySec/No a failed write keeps Wait
+// waiting while the writer retries every second; Wait fails only once the AOF
+// is closed (ErrClosed) or a write/fsync failed under Always (ErrFatal).
+func (a *AOF) Wait(off int64) error {
+	for {
+		if a.ackOff.Load() >= off {
+			return nil
+		}
+		ch := *a.notify.Load()
+		if a.ackOff.Load() >= off {
+			return nil
+		}
+		if t := a.term.Load(); t != nil {
+			return *t
+		}
+		<-ch
+	}
+}
+
+// WriteErr returns the last write error (EverySec/No) or background fsync
+// error while it is unresolved; nil otherwise. While it is non-nil the server
+// rejects writes and PING with "-MISCONF Errors writing to the AOF file:
+// <Strerror(err)>".
+func (a *AOF) WriteErr() error {
+	if e := a.writeErr.Load(); e != nil {
+		return *e
+	}
+	if e := a.bioErr.Load(); e != nil {
+		return *e
+	}
+	return nil
+}
+
+// syncerLoop fdatasyncs the current incr once per second under EverySec,
+// off the writer (Redis's bio fsync job).
+func (a *AOF) syncerLoop() {
+	defer close(a.syncerDone)
+	t := time.NewTicker(a.everysecEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			a.everysecSync()
+		case <-a.stopSyncer:
+			return
+		}
+	}
+}
+
+// everysecSync: durable after it succeeds: every byte written before it
+// started. A failure sets WriteErr (MISCONF) until a later fsync succeeds, as
+// Redis's bio does.
+func (a *AOF) everysecSync() {
+	if Policy(a.policy.Load()) != EverySec || a.skipFsync() {
+		return
+	}
+	a.mu.Lock()
+	seg, w := a.cur, a.writtenOff.Load()
+	a.mu.Unlock()
+	if seg == nil || w <= a.syncedOff.Load() {
+		return
+	}
+	cmds := a.writtenCmds.Load()
+	a.pendingBio.Add(1)
+	a.syncStart.Store(time.Now().UnixNano())
+	seg.syncMu.Lock()
+	var err error
+	t0 := time.Now()
+	if !seg.closed {
+		err = seg.f.Sync()
+	}
+	d := time.Since(t0)
+	seg.syncMu.Unlock()
+	a.syncStart.Store(0)
+	a.pendingBio.Add(-1)
+	if err != nil {
+		if a.bioErr.Load() == nil {
+			a.log.Warn().Msgf("Fail to fsync the AOF file: %s", Strerror(err))
+		}
+		a.bioErr.Store(&err)
+		return
+	}
+	a.bioErr.Store(nil)
+	a.advanceSynced(w)
+	a.recordFsync(d, cmds)
+}
+
+var errNoIncr = errors.New("aof: no incr file open")

@@ -1,0 +1,172 @@
+package config
+
+import (
+	"maps"
+	"slices"
+)
+
+// SavePoint is one "save <seconds> <changes>" rule.
+type SavePoint struct {
+	Seconds int64
+	Changes int64
+}
+
+// OutputBufferLimit is one class of client-output-buffer-limit.
+type OutputBufferLimit struct {
+	Hard, Soft  int64
+	SoftSeconds int64
+}
+
+// Output buffer classes, the index into Config.ClientOutputBufferLimit.
+const (
+	ClassNormal  = 0
+	ClassReplica = 1
+	ClassPubSub  = 2
+)
+
+// Config is the whole server configuration. The exported fields hold every
+// directive aofserver implements, already parsed; Get, Set and Rewrite read
+// and write these fields, so the server may also change them directly.
+// Directives the server does not implement are kept as raw strings so that
+// CONFIG GET lists every Redis 7.0 directive.
+//
+// A Config is not safe for concurrent use: the server owns one and guards it.
+type Config struct {
+	Port          int
+	Bind          []string
+	ProtectedMode bool
+	Requirepass   string
+	Databases     int
+	// Dir is the working directory as configured (CONFIG GET prints it
+	// absolute). Unlike Redis, parsing does not chdir; the server creates
+	// it if missing.
+	Dir        string
+	DBFilename string
+
+	AppendOnly                 bool
+	AppendFsync                string // "always" | "everysec" | "no"
+	AppendFilename             string
+	AppendDirname              string
+	AOFUseRDBPreamble          bool
+	AOFLoadTruncated           bool
+	AOFTimestampEnabled        bool
+	AOFDisableAutoGC           bool
+	NoAppendfsyncOnRewrite     bool
+	AOFRewriteIncrementalFsync bool
+	AutoAOFRewritePercentage   int
+	AutoAOFRewriteMinSize      int64
+	// aofserver's own directives (hidden from CONFIG GET patterns):
+	// aof-group-commit-delay-usec and aof-group-commit-max-batch (0 = unlimited).
+	AOFGroupCommitDelayUsec int
+	AOFGroupCommitMaxBatch  int
+
+	Save                    []SavePoint
+	RDBCompression          bool
+	RDBChecksum             bool
+	StopWritesOnBGSaveError bool
+	RDBKeySaveDelay         int
+
+	MaxClients              int
+	Timeout                 int
+	TCPKeepalive            int
+	ProtoMaxBulkLen         int64
+	ClientQueryBufferLimit  int64
+	ClientOutputBufferLimit [3]OutputBufferLimit // ClassNormal, ClassReplica, ClassPubSub
+
+	MaxMemory          int64
+	MaxMemoryPolicy    string
+	Hz                 int
+	LogLevel           string
+	LogFile            string
+	Pidfile            string
+	Daemonize          bool
+	EnableDebugCommand string // "no" | "yes" | "local"
+	// LogFormat is aofserver's own log-format directive: "redis" | "json".
+	LogFormat string
+
+	HashMaxListpackEntries int
+	HashMaxListpackValue   int
+	ZSetMaxListpackEntries int
+	ZSetMaxListpackValue   int
+	SetMaxIntsetEntries    int
+	ListMaxListpackSize    int
+	ListCompressDepth      int
+
+	LazyfreeLazyUserDel     bool
+	LazyfreeLazyExpire      bool
+	LazyfreeLazyServerDel   bool
+	LazyfreeLazyUserFlush   bool
+	SlowlogLogSlowerThan    int64
+	SlowlogMaxLen           int
+	LatencyMonitorThreshold int64
+	BusyReplyThreshold      int64
+	NotifyKeyspaceEvents    string // canonical flags, as CONFIG GET prints them ("" = off)
+	EnableProtectedConfigs  string // "no" | "yes" | "local"
+
+	// ActiveExpireEnabled is not a directive (DEBUG SET-ACTIVE-EXPIRE).
+	ActiveExpireEnabled bool
+
+	// Implemented is the set of canonical directive names the server acts
+	// on; NoEffect reports every other directive set in the file or flags.
+	// Default fills it with the directives that have a typed field; the
+	// server may add names.
+	Implemented map[string]bool
+
+	raw  map[string]string // canonical name -> value as CONFIG GET prints it, for directives without a field
+	file string            // absolute path of the config file, "" if none
+	yaml bool              // file is YAML
+	seen []string          // canonical names set by file/flags, in first-seen order
+
+	readingFile bool // Redis's reading_config_file (affects "save")
+	saveLoaded  bool // Redis's static save_loaded
+}
+
+// Default returns Redis 7.0.15's built-in defaults (what redis-server uses
+// with no config file), plus aofserver's own directives.
+func Default() *Config {
+	c := &Config{raw: make(map[string]string), Implemented: make(map[string]bool), ActiveExpireEnabled: true}
+	for i := range directives {
+		d := &directives[i]
+		if d.field != nil || d.typed {
+			c.Implemented[d.name] = true
+		}
+		if err := d.setArgs(c, d.defaultArgs()); err != "" {
+			panic("config: bad default for " + d.name + ": " + err) // table bug, caught by tests
+		}
+	}
+	c.readingFile, c.saveLoaded = false, false
+	return c
+}
+
+// File is the absolute path of the file the config was loaded from, or "".
+func (c *Config) File() string { return c.file }
+
+// Clone returns a deep copy.
+func (c *Config) Clone() *Config {
+	n := *c
+	n.Bind = slices.Clone(c.Bind)
+	n.Save = slices.Clone(c.Save)
+	n.Implemented = maps.Clone(c.Implemented)
+	n.raw = maps.Clone(c.raw)
+	n.seen = slices.Clone(c.seen)
+	return &n
+}
+
+// NoEffect lists, in the order first set, the canonical names of directives
+// set in the file or flags that are not in c.Implemented.
+func (c *Config) NoEffect() []string {
+	var out []string
+	for _, n := range c.seen {
+		if !c.Implemented[n] {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// markSeen records that the file or flags set name.
+func (c *Config) markSeen(name string) {
+	if !slices.Contains(c.seen, name) {
+		c.seen = append(c.seen, name)
+	}
+}

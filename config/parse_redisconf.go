@@ -1,0 +1,305 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// maxConfigSize bounds what we read from one config file or stdin.
+const maxConfigSize = 64 << 20
+
+// maxIncludeDepth stops include loops (Redis would recurse until it crashes).
+const maxIncludeDepth = 32
+
+// deprecated directives that Redis silently ignores, with their arity.
+var deprecatedDirectives = map[string]int{
+	"list-max-ziplist-entries": 2,
+	"list-max-ziplist-value":   2,
+	"lua-replicate-commands":   2,
+}
+
+// Load builds the configuration like redis-server's command line: path is
+// the config file ("" for none, "-" for stdin; YAML when it ends in .yaml
+// or .yml), args are the remaining "--directive value ..." arguments, which
+// override the file. A lone "-" as the first or last element of args also
+// means "read config from stdin" (appended after the file, before args).
+func Load(path string, args []string, stdin io.Reader) (*Config, error) {
+	c := Default()
+	var text strings.Builder
+	fromStdin := path == "-"
+	if fromStdin {
+		path = ""
+	}
+	opts, argStdin := buildOptions(args)
+	fromStdin = fromStdin || argStdin
+
+	isYAML := false
+	if path != "" {
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			return nil, fmt.Errorf("config: Fatal error, can't open config file '%s': %w", path, err)
+		}
+		c.file = abs
+		if ext := strings.ToLower(filepath.Ext(path)); ext == ".yaml" || ext == ".yml" {
+			isYAML = true
+			c.yaml = true
+			data, err := readLimited(path)
+			if err != nil {
+				return nil, err
+			}
+			if err := ParseYAML(c, bytes.NewReader(data), abs); err != nil {
+				return nil, err
+			}
+		} else {
+			data, err := readLimited(path)
+			if err != nil {
+				return nil, err
+			}
+			text.Write(data)
+		}
+	}
+	if fromStdin && stdin != nil {
+		data, err := io.ReadAll(io.LimitReader(stdin, maxConfigSize+1))
+		if err != nil {
+			return nil, fmt.Errorf("config: reading config from stdin: %w", err)
+		}
+		if len(data) > maxConfigSize {
+			return nil, fmt.Errorf("config: config from stdin larger than %d bytes", maxConfigSize)
+		}
+		text.Write(data)
+	}
+	if opts != "" {
+		text.WriteString("\n")
+		text.WriteString(opts)
+	}
+	// A YAML file is parsed on its own; stdin and flags then follow as
+	// redis.conf text, numbered from line 1.
+	file := c.file
+	if isYAML {
+		file = ""
+	}
+	if !isYAML || text.Len() > 0 {
+		if err := ParseRedisConf(c, text.String(), file); err != nil {
+			return nil, err
+		}
+	}
+	if err := c.finish(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func readLimited(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("config: Fatal error, can't open config file '%s': %w", path, err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxConfigSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("config: reading config file '%s': %w", path, err)
+	}
+	if len(data) > maxConfigSize {
+		return nil, fmt.Errorf("config: config file '%s' larger than %d bytes", path, maxConfigSize)
+	}
+	return data, nil
+}
+
+// finish runs the checks Redis does once the whole configuration is read.
+func (c *Config) finish() error {
+	if c.LogFile != "" {
+		f, err := os.OpenFile(c.LogFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		if err != nil {
+			var pe *os.PathError
+			msg := err.Error()
+			if errors.As(err, &pe) {
+				msg = errnoText(pe.Err)
+			}
+			return &ParseError{Reason: "Can't open the log file: " + msg}
+		}
+		f.Close()
+	}
+	return c.sanity()
+}
+
+// errnoText capitalises Go's errno text the way strerror prints it.
+func errnoText(err error) string {
+	s := err.Error()
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// sanity holds the checks at the end of loadServerConfigFromString.
+func (c *Config) sanity() error {
+	if c.raw["cluster-enabled"] == "yes" && c.raw["replicaof"] != "" {
+		return &ParseError{Reason: "replicaof directive not allowed in cluster mode"}
+	}
+	clampHz(c)
+	return nil
+}
+
+// buildOptions turns "--name value ..." arguments into config text the way
+// redis-server's main() does: each --name starts a new line, following
+// arguments are appended quoted (sdscatrepr), and a bare "--save" becomes
+// save "". stdin reports a lone "-" in first or last position.
+func buildOptions(args []string) (opts string, stdin bool) {
+	var b strings.Builder
+	handledLast := true
+	for j, a := range args {
+		switch {
+		case a == "-" && (j == 0 || j == len(args)-1):
+			stdin = true
+		case handledLast && strings.HasPrefix(a, "--"):
+			if b.Len() > 0 {
+				b.WriteString("\n")
+			}
+			b.WriteString(a[2:])
+			b.WriteString(" ")
+			parts, _ := splitArgs(a)
+			if len(parts) == 1 {
+				handledLast = false
+				nextIsOpt := j != len(args)-1 && strings.HasPrefix(args[j+1], "--")
+				switch {
+				case nextIsOpt && strings.EqualFold(a, "--save"):
+					b.WriteString(`""`)
+					handledLast = true
+				case j == len(args)-1 && strings.EqualFold(a, "--save"):
+					b.WriteString(`""`)
+				case nextIsOpt && strings.EqualFold(a, "--sentinel"):
+					handledLast = true
+				}
+			} else {
+				handledLast = true
+			}
+		default:
+			b.WriteString(repr(a))
+			b.WriteString(" ")
+			handledLast = true
+		}
+	}
+	return b.String(), stdin
+}
+
+// ParseRedisConf applies redis.conf text to c, as loadServerConfigFromString
+// does. file names the source (used for relative includes and errors).
+// Supported: every Redis 7.0 directive and alias, quoting and escapes as
+// sdssplitargs, memory units, include (with globs), and the directives Redis
+// handles outside its table (rename-command, user, loadmodule), which are
+// accepted and reported by NoEffect.
+func ParseRedisConf(c *Config, text string, file string) error {
+	return c.parseText(text, file, 0)
+}
+
+func (c *Config) parseText(text, file string, depth int) error {
+	if c.raw == nil {
+		return errors.New("config: ParseRedisConf needs a Config from Default or Load")
+	}
+	c.readingFile = true
+	defer func() { c.readingFile = false }()
+	lines := strings.Split(text, "\n")
+	for i, line := range lines {
+		line = trimLine(line)
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		fail := func(reason string) error {
+			return &ParseError{File: file, Line: i + 1, Text: line, Reason: reason}
+		}
+		argv, ok := splitArgs(line)
+		if !ok {
+			return fail("Unbalanced quotes in configuration line")
+		}
+		if len(argv) == 0 {
+			continue
+		}
+		reason, err := c.apply(argv, file, depth)
+		if err != nil {
+			return err
+		}
+		if reason != "" {
+			return fail(reason)
+		}
+	}
+	return nil
+}
+
+// apply executes one directive line; reason is Redis's message for a bad
+// line, err an error from an included file.
+func (c *Config) apply(argv []string, file string, depth int) (reason string, err error) {
+	name := strings.ToLower(argv[0])
+	if d, _ := lookup(name); d != nil {
+		if !d.has(fMultiArg) && len(argv) != 2 {
+			return "wrong number of arguments", nil
+		}
+		if reason := d.setArgs(c, argv[1:]); reason != "" {
+			return reason, nil
+		}
+		c.markSeen(d.name)
+		return "", nil
+	}
+	if n, ok := deprecatedDirectives[name]; ok && len(argv) == n {
+		return "", nil
+	}
+	switch {
+	case name == "include" && len(argv) == 2:
+		if err := c.include(argv[1], file, depth); err != nil {
+			return "", err
+		}
+		// Redis clears reading_config_file when the included text ends.
+		c.readingFile = false
+	case name == "rename-command" && len(argv) == 3,
+		name == "user" && len(argv) >= 2,
+		name == "loadmodule" && len(argv) >= 2:
+		c.markSeen(name)
+	case strings.Contains(name, "."):
+		if len(argv) != 2 {
+			return "Module config specified without value", nil
+		}
+		c.markSeen(name)
+	case name == "sentinel":
+		if len(argv) != 1 {
+			return "sentinel directive while not in sentinel mode", nil
+		}
+	default:
+		return "Bad directive or wrong number of arguments", nil
+	}
+	return "", nil
+}
+
+// include loads another file (or every file matching a glob, in order).
+// Relative paths are taken relative to the process directory, as in Redis.
+func (c *Config) include(pattern, from string, depth int) error {
+	if depth >= maxIncludeDepth {
+		return &ParseError{Reason: "include nested too deeply: " + pattern}
+	}
+	paths := []string{pattern}
+	if strings.ContainsAny(pattern, "*?[") {
+		m, err := filepath.Glob(pattern)
+		if err != nil {
+			return nil // a bad pattern matches nothing, like glob(3)
+		}
+		paths = m
+	}
+	for _, p := range paths {
+		data, err := readLimited(p)
+		if err != nil {
+			return err
+		}
+		if strings.HasSuffix(strings.ToLower(p), ".yaml") || strings.HasSuffix(strings.ToLower(p), ".yml") {
+			err = c.parseYAML(bytes.NewReader(data), p, depth+1)
+		} else {
+			err = c.parseText(string(data), p, depth+1)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

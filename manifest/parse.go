@@ -1,0 +1,297 @@
+package manifest
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+)
+
+// maxLine is Redis's MANIFEST_MAX_LINE: fgets reads at most this many bytes.
+const maxLine = 1024
+
+// Parse reads a manifest exactly as Redis 7.0 does. Bad content gives a
+// *ParseError (wrapping ErrCorrupt) carrying Redis's message; an error from r
+// is returned wrapped, without ErrCorrupt.
+func Parse(r io.Reader) (*Manifest, error) {
+	br := bufio.NewReader(r)
+	var buf [maxLine]byte
+	m := &Manifest{}
+	var maxSeq int64
+	lineNum := 0
+	for {
+		n, err := readChunk(br, buf[:])
+		if err != nil {
+			return nil, fmt.Errorf("manifest: %s: %w", msgReadFailed, err)
+		}
+		if n == 0 {
+			if lineNum == 0 {
+				return nil, &ParseError{Msg: msgEmpty}
+			}
+			return m, nil
+		}
+		lineNum++
+		chunk := buf[:n]
+		if chunk[0] == '#' {
+			continue
+		}
+		// strchr(buf, '\n') stops at the first NUL: a NUL before the newline
+		// hides it, exactly like a missing one.
+		if i := bytes.IndexAny(chunk, "\n\x00"); i < 0 || chunk[i] == 0 {
+			return nil, &ParseError{Msg: msgTooLong}
+		}
+		line := bytes.Trim(chunk, " \t\r\n")
+		fail := func(msg string) error {
+			return &ParseError{Line: lineNum, Text: string(line), Msg: msg}
+		}
+		if len(line) == 0 {
+			return nil, fail(msgInvalid)
+		}
+		args, ok := splitArgs(line)
+		if !ok || len(args) < 6 || len(args)%2 != 0 {
+			return nil, fail(msgInvalid)
+		}
+		var (
+			name     []byte
+			haveName bool
+			f        File
+		)
+		for i := 0; i < len(args); i += 2 {
+			key, val := cstr(args[i]), args[i+1]
+			switch {
+			case equalFoldASCII(key, "file"):
+				name, haveName = cstr(val), true
+				if bytes.ContainsAny(name, `/\`) {
+					return nil, fail(msgPath)
+				}
+			case equalFoldASCII(key, "seq"):
+				f.Seq = atoll(val)
+			case equalFoldASCII(key, "type"):
+				f.Type = 0
+				if len(val) > 0 {
+					f.Type = Type(val[0])
+				}
+			}
+		}
+		if !haveName || f.Seq == 0 || f.Type == 0 {
+			return nil, fail(msgInvalid)
+		}
+		f.Name = string(name)
+		switch f.Type {
+		case Base:
+			if m.Base != nil {
+				return nil, fail(msgDuplicate)
+			}
+			m.Base = &f
+			m.CurrBaseSeq = f.Seq
+		case History:
+			m.History = append(m.History, f)
+		case Incr:
+			if f.Seq <= maxSeq {
+				return nil, fail(msgNonMonotonic)
+			}
+			m.Incrs = append(m.Incrs, f)
+			m.CurrIncrSeq = f.Seq
+			maxSeq = f.Seq
+		default:
+			return nil, fail(msgUnknownType)
+		}
+	}
+}
+
+// readChunk behaves like fgets(buf, len(buf)+1, fp): it reads bytes up to and
+// including '\n', or until buf is full. n == 0 means end of input.
+func readChunk(br *bufio.Reader, buf []byte) (int, error) {
+	n := 0
+	for n < len(buf) {
+		c, err := br.ReadByte()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return n, nil
+			}
+			return n, err
+		}
+		buf[n] = c
+		n++
+		if c == '\n' {
+			break
+		}
+	}
+	return n, nil
+}
+
+// cstr cuts b at its first NUL, as C string functions (sdsnew, strcasecmp) see it.
+func cstr(b []byte) []byte {
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		return b[:i]
+	}
+	return b
+}
+
+// equalFoldASCII is strcasecmp(a, b) == 0 in the C locale (no Unicode folding).
+func equalFoldASCII(a []byte, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range len(a) {
+		if lower(a[i]) != lower(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func lower(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// isSpace is C isspace in the C locale.
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
+}
+
+// atoll mirrors glibc atoll (strtoll base 10): leading whitespace, optional
+// sign, digits; anything else ends the number; overflow saturates.
+func atoll(b []byte) int64 {
+	i := 0
+	for i < len(b) && isSpace(b[i]) {
+		i++
+	}
+	neg := false
+	if i < len(b) && (b[i] == '+' || b[i] == '-') {
+		neg = b[i] == '-'
+		i++
+	}
+	var v uint64 // magnitude, capped at 1<<63
+	const limit = uint64(math.MaxInt64) + 1
+	for ; i < len(b) && '0' <= b[i] && b[i] <= '9'; i++ {
+		if v < limit {
+			v = v*10 + uint64(b[i]-'0')
+			if v > limit {
+				v = limit
+			}
+		}
+	}
+	if neg {
+		if v >= limit {
+			return math.MinInt64
+		}
+		return -int64(v)
+	}
+	if v >= limit {
+		return math.MaxInt64
+	}
+	return int64(v)
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func hexVal(c byte) byte {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0'
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10
+	default:
+		return c - 'A' + 10
+	}
+}
+
+// splitArgs splits line like sdssplitargs. line holds no NUL (Parse rejects
+// those earlier), so the end of the slice plays the role of the terminator.
+func splitArgs(line []byte) ([][]byte, bool) {
+	at := func(i int) byte {
+		if i < len(line) {
+			return line[i]
+		}
+		return 0
+	}
+	var args [][]byte
+	p := 0
+	for {
+		for p < len(line) && isSpace(line[p]) {
+			p++
+		}
+		if p >= len(line) {
+			return args, true
+		}
+		var cur []byte
+		inq, insq := false, false
+		for done := false; !done; {
+			c := at(p)
+			switch {
+			case inq:
+				switch {
+				case c == '\\' && at(p+1) == 'x' && isHex(at(p+2)) && isHex(at(p+3)):
+					cur = append(cur, hexVal(at(p+2))<<4|hexVal(at(p+3)))
+					p += 3
+				case c == '\\' && at(p+1) != 0:
+					p++
+					e := at(p)
+					switch e {
+					case 'n':
+						e = '\n'
+					case 'r':
+						e = '\r'
+					case 't':
+						e = '\t'
+					case 'b':
+						e = '\b'
+					case 'a':
+						e = '\a'
+					}
+					cur = append(cur, e)
+				case c == '"':
+					if n := at(p + 1); n != 0 && !isSpace(n) {
+						return nil, false
+					}
+					done = true
+				case c == 0:
+					return nil, false // unterminated quotes
+				default:
+					cur = append(cur, c)
+				}
+			case insq:
+				switch {
+				case c == '\\' && at(p+1) == '\'':
+					p++
+					cur = append(cur, '\'')
+				case c == '\'':
+					if n := at(p + 1); n != 0 && !isSpace(n) {
+						return nil, false
+					}
+					done = true
+				case c == 0:
+					return nil, false
+				default:
+					cur = append(cur, c)
+				}
+			default:
+				switch c {
+				case ' ', '\n', '\r', '\t', 0:
+					done = true
+				case '"':
+					inq = true
+				case '\'':
+					insq = true
+				default:
+					cur = append(cur, c)
+				}
+			}
+			if c != 0 {
+				p++
+			}
+		}
+		if cur == nil {
+			cur = []byte{}
+		}
+		args = append(args, cur)
+	}
+}

@@ -1,0 +1,50 @@
+package rdb
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+)
+
+// ParseDumpPayload parses a DUMP payload as RESTORE does. A version above
+// 10 or a checksum mismatch gives an error whose text is Redis's reply
+// "ERR DUMP payload version or checksum are wrong" (errors.Is
+// ErrDumpVersionOrChecksum); a malformed or empty value gives "ERR Bad data
+// format" (errors.Is ErrBadDataFormat, wrapping the *CorruptionError). A
+// stream or module value gives *UnsupportedTypeError. Like Redis, bytes
+// left over after the value are ignored.
+func ParseDumpPayload(p []byte) (*Value, error) {
+	if len(p) < 10 {
+		return nil, ErrDumpVersionOrChecksum
+	}
+	footer := p[len(p)-10:]
+	if ver := binary.LittleEndian.Uint16(footer); ver > rdbVersion {
+		return nil, ErrDumpVersionOrChecksum
+	}
+	if CRC64(0, p[:len(p)-8]) != binary.LittleEndian.Uint64(footer[2:]) {
+		return nil, ErrDumpVersionOrChecksum
+	}
+	body := p[:len(p)-10]
+	if len(body) == 0 {
+		return nil, &dumpError{reply: ErrBadDataFormat, cause: &CorruptionError{Err: errUnknownTyp}}
+	}
+	d := &decoder{src: bytes.NewReader(body[1:]), off: 1, ver: rdbVersion}
+	t := body[0]
+	if t >= opFunction2-1 {
+		return nil, &dumpError{reply: ErrBadDataFormat, cause: &CorruptionError{Err: errUnknownTyp}}
+	}
+	v, err := d.readObject(t, 0)
+	if err != nil {
+		var ut *UnsupportedTypeError
+		if errors.As(err, &ut) {
+			return nil, err
+		}
+		return nil, &dumpError{reply: ErrBadDataFormat, cause: err}
+	}
+	if v == nil { // RESTORE refuses empty collections
+		return nil, &dumpError{reply: ErrBadDataFormat, cause: &CorruptionError{Offset: d.off, Err: errEmptyKey}}
+	}
+	return v, nil
+}
+
+var errEmptyKey = errors.New("empty collection")

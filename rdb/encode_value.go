@@ -1,0 +1,359 @@
+package rdb
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"slices"
+)
+
+// Quicklist sizing constants from Redis 7.0's quicklist.c.
+const (
+	qlSizeSafetyLimit      = 8192
+	qlPackedThreshold      = 1 << 30 // elements this large get a PLAIN node
+	qlMinCompressBytes     = 48
+	qlMinCompressGain      = 8
+	qlFillMax              = 1<<15 - 1
+	qlSizeEstimateOverhead = 8
+)
+
+var qlOptimizationLevel = [...]int{4096, 8192, 16384, 32768, 65536}
+
+// valueWriter holds the scratch state for encoding values: the LZF hash
+// table and reusable buffers. It is owned by one Encoder (or one
+// DumpPayload call) at a time.
+type valueWriter struct {
+	compression bool
+	limits      Limits
+	lzf         *lzfCompressor
+	lzfOut      []byte
+	lp          lpBuilder
+	blob        []byte
+	zs          []ZMember
+	bounds      []int
+}
+
+func appendLen(dst []byte, n uint64) []byte {
+	switch {
+	case n < 1<<6:
+		return append(dst, byte(n))
+	case n < 1<<14:
+		return append(dst, byte(n>>8)|0x40, byte(n))
+	case n <= math.MaxUint32:
+		dst = append(dst, len32)
+		return binary.BigEndian.AppendUint32(dst, uint32(n))
+	default:
+		dst = append(dst, len64)
+		return binary.BigEndian.AppendUint64(dst, n)
+	}
+}
+
+// appendInt32Enc appends the RDB integer encoding of v if it fits in int32.
+func appendIntEnc(dst []byte, v int64) ([]byte, bool) {
+	switch {
+	case v >= -1<<7 && v <= 1<<7-1:
+		return append(dst, lenEncVal<<6|encInt8, byte(v)), true
+	case v >= -1<<15 && v <= 1<<15-1:
+		return append(dst, lenEncVal<<6|encInt16, byte(v), byte(v>>8)), true
+	case v >= -1<<31 && v <= 1<<31-1:
+		return append(dst, lenEncVal<<6|encInt32, byte(v), byte(v>>8), byte(v>>16), byte(v>>24)), true
+	}
+	return dst, false
+}
+
+func (w *valueWriter) compressor() *lzfCompressor {
+	if w.lzf == nil {
+		w.lzf = new(lzfCompressor)
+	}
+	return w.lzf
+}
+
+// tryLZF compresses s with the output limit outLen and returns the
+// compressed bytes (in w.lzfOut) or nil.
+func (w *valueWriter) tryLZF(s []byte, outLen int) []byte {
+	if cap(w.lzfOut) < outLen {
+		w.lzfOut = make([]byte, outLen)
+	}
+	out := w.lzfOut[:outLen]
+	n := w.compressor().compress(s, out)
+	if n == 0 {
+		return nil
+	}
+	return out[:n]
+}
+
+func appendLZFBlob(dst, comp []byte, ulen int) []byte {
+	dst = append(dst, lenEncVal<<6|encLZF)
+	dst = appendLen(dst, uint64(len(comp)))
+	dst = appendLen(dst, uint64(ulen))
+	return append(dst, comp...)
+}
+
+// appendString writes s like rdbSaveRawString.
+func (w *valueWriter) appendString(dst, s []byte) []byte {
+	if len(s) <= 11 {
+		if v, ok := parseCanonicalInt(s); ok {
+			if out, ok := appendIntEnc(dst, v); ok {
+				return out
+			}
+		}
+	}
+	if w.compression && len(s) > 20 {
+		if comp := w.tryLZF(s, len(s)-4); comp != nil {
+			return appendLZFBlob(dst, comp, len(s))
+		}
+	}
+	dst = appendLen(dst, uint64(len(s)))
+	return append(dst, s...)
+}
+
+// resolve checks v and returns the concrete encoding to write.
+func (w *valueWriter) resolve(v *Value) (Encoding, error) {
+	if v == nil {
+		return 0, fmt.Errorf("%w: nil value", ErrInvalidValue)
+	}
+	if v.Kind != KindString && v.Len() == 0 {
+		if v.Kind > KindHash {
+			return 0, fmt.Errorf("%w: unknown kind %d", ErrInvalidValue, v.Kind)
+		}
+		return 0, fmt.Errorf("%w: empty %s", ErrInvalidValue, v.Kind)
+	}
+	enc := v.Encoding
+	switch v.Kind {
+	case KindString:
+		return EncAuto, nil
+	case KindList:
+		if enc == EncAuto || enc == EncQuicklist {
+			return EncQuicklist, nil
+		}
+	case KindSet:
+		switch enc {
+		case EncAuto:
+			return PickEncoding(v, w.limits), nil
+		case EncHashtable:
+			return enc, nil
+		case EncIntset:
+			for _, m := range v.Set {
+				if _, ok := parseCanonicalInt(m); !ok {
+					return 0, fmt.Errorf("%w: intset member %q is not an integer", ErrInvalidValue, m)
+				}
+			}
+			return enc, nil
+		}
+	case KindZSet:
+		switch enc {
+		case EncAuto:
+			return PickEncoding(v, w.limits), nil
+		case EncListpack, EncSkiplist:
+			return enc, nil
+		}
+	case KindHash:
+		switch enc {
+		case EncAuto:
+			return PickEncoding(v, w.limits), nil
+		case EncListpack, EncHashtable:
+			return enc, nil
+		}
+	default:
+		return 0, fmt.Errorf("%w: unknown kind %d", ErrInvalidValue, v.Kind)
+	}
+	return 0, fmt.Errorf("%w: encoding %s is not valid for a %s", ErrInvalidValue, enc, v.Kind)
+}
+
+func typeByte(k Kind, enc Encoding) byte {
+	switch k {
+	case KindList:
+		return typeListQuicklist2
+	case KindSet:
+		if enc == EncIntset {
+			return typeSetIntset
+		}
+		return typeSet
+	case KindZSet:
+		if enc == EncListpack {
+			return typeZSetListpack
+		}
+		return typeZSet2
+	case KindHash:
+		if enc == EncListpack {
+			return typeHashListpack
+		}
+		return typeHash
+	}
+	return typeString
+}
+
+// appendBody writes the value (without type byte) in encoding enc.
+func (w *valueWriter) appendBody(dst []byte, v *Value, enc Encoding) []byte {
+	switch v.Kind {
+	case KindString:
+		return w.appendString(dst, v.Str)
+	case KindList:
+		return w.appendQuicklist(dst, v.List)
+	case KindSet:
+		if enc == EncIntset {
+			w.blob, _ = buildIntset(w.blob[:0], v.Set)
+			return w.appendString(dst, w.blob)
+		}
+		dst = appendLen(dst, uint64(len(v.Set)))
+		for _, m := range v.Set {
+			dst = w.appendString(dst, m)
+		}
+		return dst
+	case KindZSet:
+		w.zs = append(w.zs[:0], v.ZSet...)
+		slices.SortFunc(w.zs, compareZMember)
+		if enc == EncListpack {
+			w.lp.begin(w.blob)
+			var num [32]byte
+			for _, m := range w.zs {
+				w.lp.appendString(m.Member)
+				w.lp.appendString(appendD2String(num[:0], m.Score))
+			}
+			w.blob = w.lp.finish()
+			dst = w.appendString(dst, w.blob)
+		} else {
+			dst = appendLen(dst, uint64(len(w.zs)))
+			for i := len(w.zs) - 1; i >= 0; i-- { // highest first, as Redis walks its skiplist
+				dst = w.appendString(dst, w.zs[i].Member)
+				dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(w.zs[i].Score))
+			}
+		}
+		clear(w.zs) // do not pin the caller's members
+		return dst
+	case KindHash:
+		if enc == EncListpack {
+			w.lp.begin(w.blob)
+			for _, fv := range v.Hash {
+				w.lp.appendString(fv[0])
+				w.lp.appendString(fv[1])
+			}
+			w.blob = w.lp.finish()
+			return w.appendString(dst, w.blob)
+		}
+		dst = appendLen(dst, uint64(len(v.Hash)))
+		for _, fv := range v.Hash {
+			dst = w.appendString(dst, fv[0])
+			dst = w.appendString(dst, fv[1])
+		}
+		return dst
+	}
+	return dst
+}
+
+func compareZMember(a, b ZMember) int {
+	if c := cmp.Compare(a.Score, b.Score); c != 0 {
+		return c
+	}
+	return bytes.Compare(a.Member, b.Member)
+}
+
+// lpEntrySize is the size a listpack entry for s takes.
+func lpEntrySize(s []byte) int {
+	var n int
+	if v, ok := parseCanonicalInt(s); ok {
+		switch {
+		case v >= 0 && v <= 127:
+			n = 1
+		case v >= -4096 && v <= 4095:
+			n = 2
+		case v >= -32768 && v <= 32767:
+			n = 3
+		case v >= -8388608 && v <= 8388607:
+			n = 4
+		case v >= -2147483648 && v <= 2147483647:
+			n = 5
+		default:
+			n = 9
+		}
+	} else {
+		switch l := len(s); {
+		case l < 64:
+			n = 1 + l
+		case l < 4096:
+			n = 2 + l
+		default:
+			n = 5 + l
+		}
+	}
+	return n + backlenSize(n)
+}
+
+// qlAllowInsert mirrors _quicklistNodeAllowInsert in Redis 7.0.15: the
+// new node size is estimated as the current listpack size plus the raw
+// element length plus a fixed 8-byte overhead.
+func qlAllowInsert(nodeSz, nodeCount, fill, sz int) bool {
+	newSz := nodeSz + sz + qlSizeEstimateOverhead
+	if fill < 0 {
+		if off := -fill - 1; off < len(qlOptimizationLevel) && newSz <= qlOptimizationLevel[off] {
+			return true
+		}
+	}
+	if newSz > qlSizeSafetyLimit {
+		return false
+	}
+	return nodeCount < fill
+}
+
+// appendQuicklist writes a LIST_QUICKLIST_2 body, splitting elements into
+// nodes as a sequence of RPUSHes into a new key would.
+func (w *valueWriter) appendQuicklist(dst []byte, list [][]byte) []byte {
+	fill := w.limits.ListMaxListpackSize
+	if fill > qlFillMax {
+		fill = qlFillMax
+	} else if fill < -5 {
+		fill = -5
+	}
+	// bounds[i] is the index of the first element of node i; a negative
+	// entry -(i+1) marks a PLAIN node holding element i alone.
+	w.bounds = w.bounds[:0]
+	nodeSz, nodeCount := 0, 0
+	plain := false
+	for i, e := range list {
+		switch {
+		case len(e) >= qlPackedThreshold:
+			w.bounds = append(w.bounds, -(i + 1))
+			plain = true
+		case len(w.bounds) > 0 && !plain && qlAllowInsert(nodeSz, nodeCount, fill, len(e)):
+			nodeSz += lpEntrySize(e)
+			nodeCount++
+		default:
+			w.bounds = append(w.bounds, i)
+			nodeSz, nodeCount, plain = lpEmptySize+lpEntrySize(e), 1, false
+		}
+	}
+	nodes := len(w.bounds)
+	dst = appendLen(dst, uint64(nodes))
+	depth := w.limits.ListCompressDepth
+	for n := 0; n < nodes; n++ {
+		start := w.bounds[n]
+		if start < 0 {
+			dst = appendLen(dst, quicklistPlain)
+			dst = w.appendString(dst, list[-start-1])
+			continue
+		}
+		end := len(list)
+		if n+1 < nodes {
+			end = w.bounds[n+1]
+			if end < 0 {
+				end = -end - 1
+			}
+		}
+		w.lp.begin(w.blob)
+		for _, e := range list[start:end] {
+			w.lp.appendString(e)
+		}
+		w.blob = w.lp.finish()
+		dst = appendLen(dst, quicklistPacked)
+		if depth > 0 && nodes >= 2*depth && n >= depth && n < nodes-depth && len(w.blob) >= qlMinCompressBytes {
+			if comp := w.tryLZF(w.blob, len(w.blob)); comp != nil && len(comp)+qlMinCompressGain < len(w.blob) {
+				dst = appendLZFBlob(dst, comp, len(w.blob))
+				continue
+			}
+		}
+		dst = w.appendString(dst, w.blob)
+	}
+	return dst
+}

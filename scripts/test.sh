@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Runs every check and test of aofserver. Installs what a fresh machine
+# lacks: Go modules (go mod download) and Debian's redis-server/redis-tools
+# 7.0, used by the interop and differential tests.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! command -v redis-server >/dev/null 2>&1 || ! command -v redis-cli >/dev/null 2>&1 || ! command -v redis-benchmark >/dev/null 2>&1; then
+  echo "== installing redis-server and redis-tools (Debian)"
+  SUDO=""
+  if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq redis-server redis-tools >/dev/null
+fi
+# Debian starts a redis-server service on install; our tests never use it.
+redis-server --version
+
+echo "== go mod download"
+go mod download
+
+echo "== gofmt"
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
+if [ -n "$unformatted" ]; then
+  echo "gofmt needed on:"; echo "$unformatted"; exit 1
+fi
+
+echo "== go vet"
+go vet ./...
+
+echo "== go build"
+go build -o bin/aofserver ./cmd/server
+
+echo "== go test -race"
+go test -race -count=1 -timeout 14m ./... 2>&1 | tee /tmp/aofserver-test.log

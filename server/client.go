@@ -1,0 +1,245 @@
+package server
+
+import (
+	"net"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/tidwall/redcon"
+)
+
+// client flags
+const (
+	flagMulti uint32 = 1 << iota
+	flagDirtyCAS
+	flagDirtyExec // a command failed to queue: EXEC aborts
+	flagPubSub
+	flagMonitor
+	flagCloseAfterReply
+	flagCloseASAP
+	flagNoEvict
+	flagFake // AOF loading client
+)
+
+type queuedCmd struct {
+	cmd  *command
+	argv [][]byte
+}
+
+// client is one connection. Fields without a note are owned by the
+// executor (Server.mu); the connection goroutine only touches out/rd
+// between batches.
+type client struct {
+	srv   *Server
+	id    int64
+	conn  net.Conn
+	addr  string
+	laddr string
+	rd    *reqReader
+
+	db     *DB
+	name   string
+	flags  uint32
+	authed bool
+	resp   int
+
+	out     []byte // replies of the current batch (conn goroutine / under mu)
+	waitOff int64  // AOF offset the replies in out depend on
+
+	mstate  []queuedCmd
+	watched []watchedKey
+
+	channels map[string]struct{}
+	patterns map[string]struct{}
+
+	created     time.Time
+	lastInter   time.Time
+	lastCmd     string
+	argvLenSum  int
+	totalCmds   int64
+	noTouch     bool
+	libName     string
+	libVer      string
+
+	// asynchronous output for pub/sub and MONITOR: guarded by pushMu and
+	// drained by the client's writer goroutine.
+	pushMu      sync.Mutex
+	pushBuf     []byte
+	pushCond    *sync.Cond
+	pushWriter  bool
+	softSince   time.Time
+	closed      bool
+	closeReason string
+
+	// propagation for the command being executed
+	propArgv    [][]byte
+	preventProp bool
+}
+
+type watchedKey struct {
+	db  *DB
+	key string
+}
+
+func newClient(s *Server, nc net.Conn, id int64) *client {
+	c := &client{srv: s, id: id, conn: nc, rd: newReqReader(), resp: 2, created: time.Now()}
+	c.lastInter = c.created
+	if nc != nil {
+		c.addr = nc.RemoteAddr().String()
+		c.laddr = nc.LocalAddr().String()
+	}
+	c.pushCond = sync.NewCond(&c.pushMu)
+	return c
+}
+
+// Reply helpers append RESP2 to c.out.
+
+func (c *client) addReplyRaw(b []byte)      { c.out = append(c.out, b...) }
+func (c *client) addReplyString(s string)   { c.out = append(c.out, s...) }
+func (c *client) ok()                       { c.out = append(c.out, "+OK\r\n"...) }
+func (c *client) status(s string)           { c.out = redcon.AppendString(c.out, s) }
+func (c *client) bulk(b []byte)             { c.out = redcon.AppendBulk(c.out, b) }
+func (c *client) bulkString(s string)       { c.out = redcon.AppendBulkString(c.out, s) }
+func (c *client) integer(n int64)           { c.out = redcon.AppendInt(c.out, n) }
+func (c *client) arrayLen(n int)            { c.out = redcon.AppendArray(c.out, n) }
+func (c *client) nullBulk()                 { c.out = append(c.out, "$-1\r\n"...) }
+func (c *client) nullArray()                { c.out = append(c.out, "*-1\r\n"...) }
+func (c *client) emptyArray()               { c.out = append(c.out, "*0\r\n"...) }
+func (c *client) bulkInt(n int64)           { c.out = redcon.AppendBulk(c.out, strconv.AppendInt(nil, n, 10)) }
+func (c *client) bulkDouble(f float64)      { c.out = redcon.AppendBulk(c.out, formatDouble(f)) }
+func (c *client) bulkOrNull(b []byte, ok bool) {
+	if ok {
+		c.bulk(b)
+	} else {
+		c.nullBulk()
+	}
+}
+
+// err replies "-<msg>" where msg starts with the error code ("ERR ...",
+// "WRONGTYPE ..."); it counts the error in errorstats.
+func (c *client) err(msg string) {
+	c.srv.countError(msg)
+	c.out = append(c.out, '-')
+	for i := 0; i < len(msg); i++ {
+		b := msg[i]
+		if b == '\r' || b == '\n' {
+			b = ' '
+		}
+		c.out = append(c.out, b)
+	}
+	c.out = append(c.out, '\r', '\n')
+	c.srv.curCmdFailed = true
+}
+
+func (c *client) errWrongType() { c.err(errWrongType) }
+func (c *client) errSyntax()    { c.err(errSyntax) }
+func (c *client) errNotInt()    { c.err(errNotInt) }
+
+// Shared error texts, word for word as Redis 7.0.
+const (
+	errWrongType = "WRONGTYPE Operation against a key holding the wrong kind of value"
+	errSyntax    = "ERR syntax error"
+	errNotInt    = "ERR value is not an integer or out of range"
+	errNotFloat  = "ERR value is not a valid float"
+	errNoSuchKey = "ERR no such key"
+	errOutOfRng  = "ERR index out of range"
+)
+
+// push queues output for a client in pub/sub or MONITOR mode from any
+// goroutine, enforcing client-output-buffer-limit.
+func (c *client) push(b []byte) {
+	c.pushMu.Lock()
+	defer c.pushMu.Unlock()
+	if c.closed {
+		return
+	}
+	c.pushBuf = append(c.pushBuf, b...)
+	c.checkOutputLimitLocked()
+	c.pushCond.Signal()
+}
+
+func (c *client) checkOutputLimitLocked() {
+	class := 0
+	if c.flags&flagPubSub != 0 {
+		class = 2
+	}
+	lim := c.srv.outputLimit(class)
+	n := int64(len(c.pushBuf))
+	over := false
+	if lim.Hard > 0 && n >= lim.Hard {
+		over = true
+	}
+	if lim.Soft > 0 && n >= lim.Soft {
+		if c.softSince.IsZero() {
+			c.softSince = time.Now()
+		} else if time.Since(c.softSince) >= time.Duration(lim.SoftSeconds)*time.Second {
+			over = true
+		}
+	} else {
+		c.softSince = time.Time{}
+	}
+	if over {
+		c.closed = true
+		c.closeReason = "output buffer limit"
+		c.pushBuf = nil
+		c.srv.log.Warn().Msgf("Client %s scheduled to be closed ASAP for overcoming of output buffer limits.", c.infoLine())
+		c.conn.Close()
+		c.pushCond.Broadcast()
+	}
+}
+
+// goAsync switches the client to asynchronous output, moving the replies
+// produced so far in front of any message pushed later (under Server.mu, so
+// no PUBLISH can interleave).
+func (c *client) goAsync() {
+	c.startPushWriter()
+	if len(c.out) > 0 {
+		c.push(c.out)
+		c.out = c.out[:0]
+	}
+}
+
+// startPushWriter switches the client to asynchronous output.
+func (c *client) startPushWriter() {
+	c.pushMu.Lock()
+	if c.pushWriter {
+		c.pushMu.Unlock()
+		return
+	}
+	c.pushWriter = true
+	c.pushMu.Unlock()
+	go func() {
+		var buf []byte
+		for {
+			c.pushMu.Lock()
+			for len(c.pushBuf) == 0 && !c.closed {
+				c.pushCond.Wait()
+			}
+			if c.closed {
+				c.pushMu.Unlock()
+				return
+			}
+			buf, c.pushBuf = c.pushBuf, buf[:0]
+			c.softSince = time.Time{}
+			c.pushMu.Unlock()
+			if _, err := c.conn.Write(buf); err != nil {
+				c.pushMu.Lock()
+				c.closed = true
+				c.pushMu.Unlock()
+				c.conn.Close()
+				return
+			}
+			if cap(buf) > 1<<20 {
+				buf = nil
+			}
+		}
+	}()
+}
+
+func (c *client) stopPushWriter() {
+	c.pushMu.Lock()
+	c.closed = true
+	c.pushCond.Broadcast()
+	c.pushMu.Unlock()
+}

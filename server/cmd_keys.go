@@ -1,0 +1,704 @@
+package server
+
+import (
+	"math"
+	"strconv"
+	"strings"
+)
+
+func init() {
+	k := func(name string, arity int, flags uint64, first, last, step int, proc cmdProc, summary, since string, acl ...string) *command {
+		return &command{name: name, arity: arity, flags: flags, firstKey: first, lastKey: last, step: step, proc: proc, group: "generic", summary: summary, since: since, acl: append([]string{"@keyspace"}, acl...)}
+	}
+	w, r := cmdWrite, cmdReadonly
+	register(
+		k("del", -2, w, 1, -1, 1, delCommand, "Delete a key", "1.0.0", "@write", "@slow"),
+		k("unlink", -2, w|cmdFast, 1, -1, 1, delCommand, "Delete a key asynchronously in another thread. Otherwise it is just as DEL, but non blocking.", "4.0.0", "@write", "@fast"),
+		k("exists", -2, r|cmdFast, 1, -1, 1, existsCommand, "Determine if a key exists", "1.0.0", "@read", "@fast"),
+		k("touch", -2, r|cmdFast, 1, -1, 1, touchCommand, "Alters the last access time of a key(s). Returns the number of existing keys specified.", "3.2.1", "@read", "@fast"),
+		k("type", 2, r|cmdFast, 1, 1, 1, typeCommand, "Determine the type stored at key", "1.0.0", "@read", "@fast"),
+		k("keys", 2, r, 0, 0, 0, keysCommand, "Find all keys matching the given pattern", "1.0.0", "@read", "@slow", "@dangerous"),
+		k("scan", -2, r, 0, 0, 0, scanCommand, "Incrementally iterate the keys space", "2.8.0", "@read", "@slow"),
+		k("randomkey", 1, r, 0, 0, 0, randomkeyCommand, "Return a random key from the keyspace", "1.0.0", "@read", "@slow"),
+		k("rename", 3, w, 1, 2, 1, renameCommand, "Rename a key", "1.0.0", "@write", "@slow"),
+		k("renamenx", 3, w|cmdFast, 1, 2, 1, renamenxCommand, "Rename a key, only if the new key does not exist", "1.0.0", "@write", "@fast"),
+		k("move", 3, w|cmdFast, 1, 1, 1, moveCommand, "Move a key to another database", "1.0.0", "@write", "@fast"),
+		k("copy", -3, w|cmdDenyOOM, 1, 2, 1, copyCommand, "Copy a key", "6.2.0", "@write", "@slow"),
+		k("swapdb", 3, w|cmdFast, 0, 0, 0, swapdbCommand, "Swaps two Redis databases", "4.0.0", "@write", "@fast", "@dangerous"),
+		k("dbsize", 1, r|cmdFast, 0, 0, 0, dbsizeCommand, "Return the number of keys in the selected database", "1.0.0", "@read", "@fast"),
+		k("flushdb", -1, w, 0, 0, 0, flushdbCommand, "Remove all keys from the current database", "1.0.0", "@write", "@slow", "@dangerous"),
+		k("flushall", -1, w, 0, 0, 0, flushallCommand, "Remove all keys from all databases", "1.0.0", "@write", "@slow", "@dangerous"),
+		k("expire", -3, w|cmdFast, 1, 1, 1, expireCommand, "Set a key's time to live in seconds", "1.0.0", "@write", "@fast"),
+		k("pexpire", -3, w|cmdFast, 1, 1, 1, pexpireCommand, "Set a key's time to live in milliseconds", "2.6.0", "@write", "@fast"),
+		k("expireat", -3, w|cmdFast, 1, 1, 1, expireatCommand, "Set the expiration for a key as a UNIX timestamp", "1.2.0", "@write", "@fast"),
+		k("pexpireat", -3, w|cmdFast, 1, 1, 1, pexpireatCommand, "Set the expiration for a key as a UNIX timestamp specified in milliseconds", "2.6.0", "@write", "@fast"),
+		k("expiretime", 2, r|cmdFast, 1, 1, 1, expiretimeCommand, "Get the expiration Unix timestamp for a key", "7.0.0", "@read", "@fast"),
+		k("pexpiretime", 2, r|cmdFast, 1, 1, 1, pexpiretimeCommand, "Get the expiration Unix timestamp for a key in milliseconds", "7.0.0", "@read", "@fast"),
+		k("ttl", 2, r|cmdFast, 1, 1, 1, ttlCommand, "Get the time to live for a key in seconds", "1.0.0", "@read", "@fast"),
+		k("pttl", 2, r|cmdFast, 1, 1, 1, pttlCommand, "Get the time to live for a key in milliseconds", "2.6.0", "@read", "@fast"),
+		k("persist", 2, w|cmdFast, 1, 1, 1, persistCommand, "Remove the expiration from a key", "2.2.0", "@write", "@fast"),
+		k("object", -2, 0, 0, 0, 0, nil, "A container for object introspection commands", "2.2.3", "@slow"),
+		k("object|encoding", 3, r, 2, 2, 1, objectEncodingCommand, "Inspect the internal encoding of a Redis object", "2.2.3", "@read", "@slow"),
+		k("object|refcount", 3, r, 2, 2, 1, objectRefcountCommand, "Get the number of references to the value of the key", "2.2.3", "@read", "@slow"),
+		k("object|idletime", 3, r, 2, 2, 1, objectIdletimeCommand, "Get the time since a Redis object was last accessed", "2.2.3", "@read", "@slow"),
+		k("object|freq", 3, r, 2, 2, 1, objectFreqCommand, "Get the logarithmic access frequency counter of a Redis object", "4.0.0", "@read", "@slow"),
+		k("object|help", 2, cmdLoading|cmdStale, 0, 0, 0, objectHelpCommand, "Show helpful text about the different subcommands", "6.2.0", "@slow"),
+	)
+}
+
+func delCommand(c *client, argv [][]byte) {
+	s := c.srv
+	n := int64(0)
+	for _, key := range argv[1:] {
+		s.expireIfNeeded(c.db, key)
+		if s.deleteKey(c.db, key) {
+			s.signalModifiedKey(c.db, key)
+			n++
+		}
+	}
+	s.dirty += n
+	c.integer(n)
+}
+
+func existsCommand(c *client, argv [][]byte) {
+	s := c.srv
+	n := int64(0)
+	for _, key := range argv[1:] {
+		if _, ok := s.lookupReadNoStats(c, key); ok {
+			n++
+		}
+	}
+	c.integer(n)
+}
+
+// lookupReadNoStats is lookupRead without hit/miss accounting (EXISTS and
+// TYPE use LOOKUP_NOTOUCH-like flags in Redis, but still expire).
+func (s *Server) lookupReadNoStats(c *client, key []byte) (entry, bool) {
+	if s.expireIfNeeded(c.db, key) {
+		return entry{}, false
+	}
+	return c.db.keys.Get(bstr(key))
+}
+
+func touchCommand(c *client, argv [][]byte) {
+	s := c.srv
+	n := int64(0)
+	for _, key := range argv[1:] {
+		if s.expireIfNeeded(c.db, key) {
+			continue
+		}
+		if p := c.db.keys.GetPtr(bstr(key)); p != nil {
+			p.setLRU(s.lruClock)
+			n++
+		}
+	}
+	c.integer(n)
+}
+
+func typeCommand(c *client, argv [][]byte) {
+	e, ok := c.srv.lookupReadNoStats(c, argv[1])
+	if !ok {
+		c.status("none")
+		return
+	}
+	c.status(typeNames[e.typ()])
+}
+
+func keysCommand(c *client, argv [][]byte) {
+	s := c.srv
+	pat := argv[1]
+	all := len(pat) == 1 && pat[0] == '*'
+	now := s.nowMs()
+	var keys []string
+	c.db.keys.Range(func(k string, _ *entry) bool {
+		if all || globMatch(pat, []byte(k), false) {
+			if t := c.db.expireAt(k); t >= 0 && t <= now {
+				return true
+			}
+			keys = append(keys, k)
+		}
+		return true
+	})
+	c.arrayLen(len(keys))
+	for _, k := range keys {
+		c.bulkString(k)
+	}
+}
+
+// parseScanCursor parses a SCAN cursor as Redis (unsigned, strict).
+func parseScanCursor(c *client, b []byte) (uint64, bool) {
+	v, err := strconv.ParseUint(string(b), 10, 64)
+	if err != nil || len(b) == 0 || b[0] == '+' || b[0] == ' ' {
+		c.err("ERR invalid cursor")
+		return 0, false
+	}
+	return v, true
+}
+
+func scanCommand(c *client, argv [][]byte) {
+	s := c.srv
+	cursor, ok := parseScanCursor(c, argv[1])
+	if !ok {
+		return
+	}
+	count := int64(10)
+	var pat []byte
+	var typ []byte
+	for i := 2; i < len(argv); i += 2 {
+		if i+1 >= len(argv) {
+			c.errSyntax()
+			return
+		}
+		switch {
+		case eqFold(argv[i], "count"):
+			n, ok := parseInt(argv[i+1])
+			if !ok {
+				c.errNotInt()
+				return
+			}
+			if n < 1 {
+				c.errSyntax()
+				return
+			}
+			count = n
+		case eqFold(argv[i], "match"):
+			pat = argv[i+1]
+			if len(pat) == 1 && pat[0] == '*' {
+				pat = nil
+			}
+		case eqFold(argv[i], "type"):
+			typ = argv[i+1]
+		default:
+			c.errSyntax()
+			return
+		}
+	}
+	var keys []string
+	maxIter := count * 10
+	for {
+		cursor = c.db.keys.Scan(cursor, func(k string, _ *entry) {
+			keys = append(keys, k)
+		})
+		maxIter--
+		if cursor == 0 || maxIter <= 0 || int64(len(keys)) >= count {
+			break
+		}
+	}
+	out := keys[:0]
+	for _, k := range keys {
+		if pat != nil && !globMatch(pat, []byte(k), false) {
+			continue
+		}
+		kb := []byte(k)
+		if s.expireIfNeeded(c.db, kb) {
+			continue
+		}
+		if typ != nil {
+			e, ok := c.db.keys.Get(k)
+			if !ok || !eqFold(typ, typeNames[e.typ()]) {
+				continue
+			}
+		}
+		out = append(out, k)
+	}
+	c.arrayLen(2)
+	c.bulkString(strconv.FormatUint(cursor, 10))
+	c.arrayLen(len(out))
+	for _, k := range out {
+		c.bulkString(k)
+	}
+}
+
+func randomkeyCommand(c *client, argv [][]byte) {
+	s := c.srv
+	for tries := 0; tries < 100; tries++ {
+		k, _, ok := c.db.keys.RandomKey(s.rnd)
+		if !ok {
+			break
+		}
+		if s.expireIfNeeded(c.db, []byte(k)) {
+			continue
+		}
+		c.bulkString(k)
+		return
+	}
+	if k, _, ok := c.db.keys.RandomKey(s.rnd); ok {
+		c.bulkString(k)
+		return
+	}
+	c.nullBulk()
+}
+
+func renameGeneric(c *client, argv [][]byte, nx bool) {
+	s := c.srv
+	src, dst := argv[1], argv[2]
+	if !s.exists(c.db, src) {
+		c.err(errNoSuchKey)
+		return
+	}
+	if string(src) == string(dst) {
+		if nx {
+			c.integer(0)
+		} else {
+			c.ok()
+		}
+		return
+	}
+	e, _ := c.db.keys.Get(bstr(src))
+	when := c.db.expireAt(bstr(src))
+	if s.exists(c.db, dst) {
+		if nx {
+			c.integer(0)
+			return
+		}
+		s.deleteKey(c.db, dst)
+	}
+	s.beforeModify(c.db, bstr(src))
+	s.removeKey(c.db, bstr(src))
+	s.addKey(c.db, dst, e)
+	if when >= 0 {
+		s.setExpire(c.db, dst, when)
+	}
+	s.signalModifiedKey(c.db, src)
+	s.signalModifiedKey(c.db, dst)
+	s.dirty++
+	if nx {
+		c.integer(1)
+	} else {
+		c.ok()
+	}
+}
+
+func renameCommand(c *client, argv [][]byte)   { renameGeneric(c, argv, false) }
+func renamenxCommand(c *client, argv [][]byte) { renameGeneric(c, argv, true) }
+
+// parseDBIndex parses a DB number; ok=false after replying.
+func (s *Server) parseDBIndex(c *client, b []byte, outOfRange string) (int, bool) {
+	n, ok := parseInt(b)
+	if !ok {
+		c.errNotInt()
+		return 0, false
+	}
+	if n < 0 || n >= int64(len(s.dbs)) {
+		c.err(outOfRange)
+		return 0, false
+	}
+	return int(n), true
+}
+
+func moveCommand(c *client, argv [][]byte) {
+	s := c.srv
+	id, ok := s.parseDBIndex(c, argv[2], "ERR DB index is out of range")
+	if !ok {
+		return
+	}
+	dst := s.dbs[id]
+	if dst == c.db {
+		c.err("ERR source and destination objects are the same")
+		return
+	}
+	if !s.exists(c.db, argv[1]) {
+		c.integer(0)
+		return
+	}
+	if s.exists(dst, argv[1]) {
+		c.integer(0)
+		return
+	}
+	e, _ := c.db.keys.Get(bstr(argv[1]))
+	when := c.db.expireAt(bstr(argv[1]))
+	s.beforeModify(c.db, bstr(argv[1]))
+	s.removeKey(c.db, bstr(argv[1]))
+	s.addKey(dst, argv[1], e)
+	if when >= 0 {
+		s.setExpire(dst, argv[1], when)
+	}
+	s.signalModifiedKey(c.db, argv[1])
+	s.signalModifiedKey(dst, argv[1])
+	s.dirty++
+	c.integer(1)
+}
+
+func copyCommand(c *client, argv [][]byte) {
+	s := c.srv
+	dst := c.db
+	replace := false
+	for i := 3; i < len(argv); i++ {
+		switch {
+		case eqFold(argv[i], "replace"):
+			replace = true
+		case eqFold(argv[i], "db") && i+1 < len(argv):
+			id, ok := s.parseDBIndex(c, argv[i+1], "ERR DB index is out of range")
+			if !ok {
+				return
+			}
+			dst = s.dbs[id]
+			i++
+		default:
+			c.errSyntax()
+			return
+		}
+	}
+	if dst == c.db && string(argv[1]) == string(argv[2]) {
+		c.err("ERR source and destination objects are the same")
+		return
+	}
+	e, ok := s.lookupReadNoStats(c, argv[1])
+	if !ok {
+		c.integer(0)
+		return
+	}
+	if s.exists(dst, argv[2]) {
+		if !replace {
+			c.integer(0)
+			return
+		}
+		s.deleteKey(dst, argv[2])
+	}
+	when := c.db.expireAt(bstr(argv[1]))
+	s.addKey(dst, argv[2], objClone(e))
+	if when >= 0 {
+		s.setExpire(dst, argv[2], when)
+	}
+	s.signalModifiedKey(dst, argv[2])
+	s.dirty++
+	c.integer(1)
+}
+
+func swapdbCommand(c *client, argv [][]byte) {
+	s := c.srv
+	a, ok := parseInt(argv[1])
+	if !ok {
+		c.err("ERR invalid first DB index")
+		return
+	}
+	b, ok := parseInt(argv[2])
+	if !ok {
+		c.err("ERR invalid second DB index")
+		return
+	}
+	if a < 0 || a >= int64(len(s.dbs)) || b < 0 || b >= int64(len(s.dbs)) {
+		c.err("ERR DB index is out of range")
+		return
+	}
+	if a != b {
+		s.swapDBs(int(a), int(b))
+	}
+	s.dirty++
+	c.ok()
+}
+
+// swapDBs exchanges the contents of two DBs; clients keep their index.
+func (s *Server) swapDBs(a, b int) {
+	if s.snap != nil {
+		s.snap.detachDB(s.dbs[a])
+		s.snap.detachDB(s.dbs[b])
+	}
+	da, db := s.dbs[a], s.dbs[b]
+	da.keys, db.keys = db.keys, da.keys
+	da.expires, db.expires = db.expires, da.expires
+	da.expireCursor, db.expireCursor = 0, 0
+	s.touchAllWatched(da)
+	s.touchAllWatched(db)
+}
+
+func dbsizeCommand(c *client, argv [][]byte) { c.integer(int64(c.db.size())) }
+
+func parseFlushFlags(c *client, argv [][]byte) bool {
+	if len(argv) > 2 {
+		c.errSyntax()
+		return false
+	}
+	if len(argv) == 2 && !eqFold(argv[1], "sync") && !eqFold(argv[1], "async") {
+		c.errSyntax()
+		return false
+	}
+	return true
+}
+
+func flushdbCommand(c *client, argv [][]byte) {
+	if !parseFlushFlags(c, argv) {
+		return
+	}
+	s := c.srv
+	s.dirty += int64(s.emptyDB(c.db))
+	s.dirty++ // always propagated, even on an empty DB
+	c.ok()
+}
+
+func flushallCommand(c *client, argv [][]byte) {
+	if !parseFlushFlags(c, argv) {
+		return
+	}
+	s := c.srv
+	n := 0
+	for _, db := range s.dbs {
+		n += s.emptyDB(db)
+	}
+	s.dirty += int64(n)
+	s.flushallSave()
+	s.dirty++
+	c.ok()
+}
+
+// emptyDB removes every key of db and returns how many there were.
+func (s *Server) emptyDB(db *DB) int {
+	n := db.size()
+	if s.snap != nil {
+		s.snap.detachDB(db)
+	}
+	s.touchAllWatched(db)
+	db.keys = newDict[entry](0)
+	db.expires = newDict[int64](0)
+	db.expireCursor = 0
+	return n
+}
+
+func expireCommand(c *client, argv [][]byte) {
+	expireGeneric(c, argv, c.srv.nowMs(), 1000, "expire")
+}
+func pexpireCommand(c *client, argv [][]byte) {
+	expireGeneric(c, argv, c.srv.nowMs(), 1, "pexpire")
+}
+func expireatCommand(c *client, argv [][]byte)  { expireGeneric(c, argv, 0, 1000, "expireat") }
+func pexpireatCommand(c *client, argv [][]byte) { expireGeneric(c, argv, 0, 1, "pexpireat") }
+
+const (
+	expNX = 1 << iota
+	expXX
+	expGT
+	expLT
+)
+
+// expireGeneric follows Redis's expireGenericCommand, including the
+// propagated form PEXPIREAT key <abs-ms> [flag] and DEL for past times.
+func expireGeneric(c *client, argv [][]byte, base int64, unit int64, name string) {
+	s := c.srv
+	key := argv[1]
+	flags := 0
+	var flagArg []byte
+	for _, a := range argv[3:] {
+		switch {
+		case eqFold(a, "nx"):
+			flags |= expNX
+		case eqFold(a, "xx"):
+			flags |= expXX
+		case eqFold(a, "gt"):
+			flags |= expGT
+		case eqFold(a, "lt"):
+			flags |= expLT
+		default:
+			c.err("ERR Unsupported option " + string(a))
+			return
+		}
+		flagArg = a
+	}
+	if flags&expNX != 0 && flags&(expXX|expGT|expLT) != 0 {
+		c.err("ERR NX and XX, GT or LT options at the same time are not compatible")
+		return
+	}
+	if flags&expGT != 0 && flags&expLT != 0 {
+		c.err("ERR GT and LT options at the same time are not compatible")
+		return
+	}
+	when, ok := parseInt(argv[2])
+	if !ok {
+		c.errNotInt()
+		return
+	}
+	if when > math.MaxInt64/unit || when < math.MinInt64/unit {
+		c.err("ERR invalid expire time in '" + name + "' command")
+		return
+	}
+	when *= unit
+	if (base > 0 && when > math.MaxInt64-base) || (base > 0 && when < math.MinInt64+base && when < 0) {
+		c.err("ERR invalid expire time in '" + name + "' command")
+		return
+	}
+	when += base
+	if !s.exists(c.db, key) {
+		c.integer(0)
+		return
+	}
+	cur := c.db.expireAt(bstr(key))
+	if flags != 0 {
+		if flags&expNX != 0 && cur != -1 {
+			c.integer(0)
+			return
+		}
+		if flags&expXX != 0 && cur == -1 {
+			c.integer(0)
+			return
+		}
+		if flags&expGT != 0 && (cur == -1 || when <= cur) {
+			c.integer(0)
+			return
+		}
+		if flags&expLT != 0 && cur != -1 && when >= cur {
+			c.integer(0)
+			return
+		}
+	}
+	if when <= s.nowMs() && !s.loading {
+		s.deleteKey(c.db, key)
+		s.dirty++
+		s.signalModifiedKey(c.db, key)
+		cmd := "DEL"
+		if s.cfg.LazyfreeLazyExpire {
+			cmd = "UNLINK"
+		}
+		c.rewriteArgv([]byte(cmd), cloneBytes(key))
+		c.integer(1)
+		return
+	}
+	s.setExpire(c.db, key, when)
+	s.dirty++
+	s.signalModifiedKey(c.db, key)
+	out := [][]byte{[]byte("PEXPIREAT"), cloneBytes(key), formatInt(when)}
+	if flagArg != nil {
+		out = append(out, cloneBytes(flagArg))
+	}
+	c.rewriteArgv(out...)
+	c.integer(1)
+}
+
+func ttlGeneric(c *client, key []byte, ms bool, abs bool) {
+	s := c.srv
+	if _, ok := s.lookupReadNoStats(c, key); !ok {
+		c.integer(-2)
+		return
+	}
+	when := c.db.expireAt(bstr(key))
+	if when < 0 {
+		c.integer(-1)
+		return
+	}
+	if abs {
+		if ms {
+			c.integer(when)
+		} else {
+			c.integer((when + 500) / 1000)
+		}
+		return
+	}
+	ttl := when - s.nowMs()
+	if ttl < 0 {
+		ttl = 0
+	}
+	if ms {
+		c.integer(ttl)
+	} else {
+		c.integer((ttl + 500) / 1000)
+	}
+}
+
+func ttlCommand(c *client, argv [][]byte)         { ttlGeneric(c, argv[1], false, false) }
+func pttlCommand(c *client, argv [][]byte)        { ttlGeneric(c, argv[1], true, false) }
+func expiretimeCommand(c *client, argv [][]byte)  { ttlGeneric(c, argv[1], false, true) }
+func pexpiretimeCommand(c *client, argv [][]byte) { ttlGeneric(c, argv[1], true, true) }
+
+func persistCommand(c *client, argv [][]byte) {
+	s := c.srv
+	if _, ok := s.lookupReadNoStats(c, argv[1]); !ok {
+		c.integer(0)
+		return
+	}
+	if s.removeExpire(c.db, argv[1]) {
+		s.dirty++
+		s.signalModifiedKey(c.db, argv[1])
+		c.integer(1)
+		return
+	}
+	c.integer(0)
+}
+
+func (s *Server) objectLookup(c *client, key []byte) (entry, bool) {
+	if s.expireIfNeeded(c.db, key) {
+		c.nullBulk()
+		return entry{}, false
+	}
+	e, ok := c.db.keys.Get(bstr(key))
+	if !ok {
+		c.nullBulk()
+	}
+	return e, ok
+}
+
+func objectEncodingCommand(c *client, argv [][]byte) {
+	if e, ok := c.srv.objectLookup(c, argv[2]); ok {
+		c.bulkString(objEncoding(e))
+	}
+}
+
+func objectRefcountCommand(c *client, argv [][]byte) {
+	if e, ok := c.srv.objectLookup(c, argv[2]); ok {
+		// Shared integers 0..9999 report INT_MAX in Redis.
+		if e.typ() == typString && stringEncoding(e) == "int" {
+			if v, _ := parseInt(e.str()); v >= 0 && v < 10000 {
+				c.integer(2147483647)
+				return
+			}
+		}
+		c.integer(1)
+	}
+}
+
+func isLFU(policy string) bool { return strings.Contains(policy, "lfu") }
+
+func objectIdletimeCommand(c *client, argv [][]byte) {
+	s := c.srv
+	e, ok := s.objectLookup(c, argv[2])
+	if !ok {
+		return
+	}
+	if isLFU(s.cfg.MaxMemoryPolicy) {
+		c.err("ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.")
+		return
+	}
+	now := s.lruClock
+	lru := e.lru()
+	var idle uint32
+	if now >= lru {
+		idle = now - lru
+	} else {
+		idle = now + (lruMask - lru)
+	}
+	c.integer(int64(idle))
+}
+
+func objectFreqCommand(c *client, argv [][]byte) {
+	s := c.srv
+	_, ok := s.objectLookup(c, argv[2])
+	if !ok {
+		return
+	}
+	if !isLFU(s.cfg.MaxMemoryPolicy) {
+		c.err("ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.")
+		return
+	}
+	c.integer(0)
+}
+
+func objectHelpCommand(c *client, argv [][]byte) {
+	lines := []string{
+		"OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+		"ENCODING <key>",
+		"    Return the kind of internal representation used in order to store the value",
+		"    associated with a <key>.",
+		"FREQ <key>",
+		"    Return the access frequency index of the <key>. The returned integer is",
+		"    proportional to the logarithm of the recent access frequency of the key.",
+		"IDLETIME <key>",
+		"    Return the idle time of the <key>, that is the approximated number of",
+		"    seconds elapsed since the last access to the key.",
+		"REFCOUNT <key>",
+		"    Return the number of references of the value associated with the specified",
+		"    <key>.",
+		"HELP",
+		"    Prints this help.",
+	}
+	c.arrayLen(len(lines))
+	for _, l := range lines {
+		c.status(l)
+	}
+}

@@ -1,0 +1,219 @@
+package server
+
+import (
+	"strings"
+
+	"github.com/aofserver/aofserver/aof"
+	"github.com/aofserver/aofserver/config"
+)
+
+func init() {
+	p := func(name string, arity int, flags uint64, proc cmdProc, summary, since string) *command {
+		return &command{name: name, arity: arity, flags: flags, proc: proc, group: "server", summary: summary, since: since, acl: []string{"@admin", "@slow", "@dangerous"}}
+	}
+	adm := cmdAdmin | cmdNoScript
+	register(
+		p("save", 1, adm|cmdNoMulti|cmdNoAsyncLoading, saveCommand, "Synchronously save the dataset to disk", "1.0.0"),
+		p("bgsave", -1, adm, bgsaveCommand, "Asynchronously save the dataset to disk", "1.0.0"),
+		p("bgrewriteaof", 1, adm, bgrewriteaofCommand, "Asynchronously rewrite the append-only file", "1.0.0"),
+		&command{name: "lastsave", arity: 1, flags: cmdLoading | cmdStale | cmdFast, proc: lastsaveCommand, group: "server", summary: "Get the UNIX time stamp of the last successful save to disk", since: "1.0.0", acl: []string{"@admin", "@fast", "@dangerous"}},
+		&command{name: "config", arity: -2, group: "server", summary: "A container for server configuration commands", since: "2.0.0", acl: []string{"@slow"}},
+		p("config|get", -3, adm|cmdLoading|cmdStale, configGetCommand, "Get the values of configuration parameters", "2.0.0"),
+		p("config|set", -4, adm|cmdLoading|cmdStale, configSetCommand, "Set configuration parameters to the given values", "2.0.0"),
+		p("config|resetstat", 2, adm|cmdLoading|cmdStale, configResetstatCommand, "Reset the stats returned by INFO", "2.0.0"),
+		p("config|rewrite", 2, adm|cmdLoading|cmdStale, configRewriteCommand, "Rewrite the configuration file with the in memory configuration", "2.8.0"),
+		&command{name: "config|help", arity: 2, flags: cmdLoading | cmdStale, proc: configHelpCommand, group: "server", summary: "Show helpful text about the different subcommands", since: "5.0.0", acl: []string{"@slow"}},
+	)
+}
+
+const cmdNoAsyncLoading = 0
+
+func saveCommand(c *client, argv [][]byte) {
+	s := c.srv
+	if s.persist.rdbChild != nil {
+		c.err("ERR Background save already in progress")
+		return
+	}
+	if err := s.rdbSaveSync(); err != nil {
+		c.err("ERR")
+		return
+	}
+	c.ok()
+}
+
+func bgsaveCommand(c *client, argv [][]byte) {
+	s := c.srv
+	schedule := false
+	if len(argv) > 1 {
+		if len(argv) == 2 && eqFold(argv[1], "schedule") {
+			schedule = true
+		} else {
+			c.errSyntax()
+			return
+		}
+	}
+	switch {
+	case s.persist.rdbChild != nil:
+		c.err("ERR Background save already in progress")
+	case s.childActive() || c.flags&flagMulti != 0 || s.execDepth > 1:
+		if schedule || c.flags&flagMulti != 0 || s.execDepth > 1 {
+			s.persist.bgsaveScheduled = true
+			c.status("Background saving scheduled")
+		} else {
+			c.err("ERR Another child process is active (AOF?): can't BGSAVE right now. Use BGSAVE SCHEDULE in order to schedule a BGSAVE whenever possible.")
+		}
+	default:
+		if err := s.bgsave(); err != nil {
+			c.err("ERR " + err.Error())
+			return
+		}
+		c.status("Background saving started")
+	}
+}
+
+func bgrewriteaofCommand(c *client, argv [][]byte) {
+	s := c.srv
+	switch {
+	case s.persist.aofChild != nil:
+		c.err("ERR Background append only file rewriting already in progress")
+	case s.childActive() || c.flags&flagMulti != 0 || s.execDepth > 1:
+		s.persist.rewriteScheduled = true
+		s.persist.rewriteFailures = 0
+		c.status("Background append only file rewriting scheduled")
+	case s.aof == nil:
+		c.err("ERR Can't execute an AOF background rewriting. Please check the server logs for more information.")
+	default:
+		if err := s.startRewrite(); err != nil {
+			s.log.Warn().Msgf("Can't rewrite append only file in background: %v", err)
+			c.err("ERR Can't execute an AOF background rewriting. Please check the server logs for more information.")
+			return
+		}
+		c.status("Background append only file rewriting started")
+	}
+}
+
+func lastsaveCommand(c *client, argv [][]byte) { c.integer(c.srv.persist.lastSave.Unix()) }
+
+func configGetCommand(c *client, argv [][]byte) {
+	pats := make([]string, 0, len(argv)-2)
+	for _, a := range argv[2:] {
+		pats = append(pats, string(a))
+	}
+	pairs := c.srv.cfg.Get(pats...)
+	c.arrayLen(2 * len(pairs))
+	for _, p := range pairs {
+		c.bulkString(p[0])
+		c.bulkString(p[1])
+	}
+}
+
+func configSetCommand(c *client, argv [][]byte) {
+	s := c.srv
+	if len(argv)%2 != 0 {
+		c.err(arityError(s.commands["config"].subs["set"]))
+		return
+	}
+	var pairs [][2]string
+	for i := 2; i+1 < len(argv); i += 2 {
+		pairs = append(pairs, [2]string{string(argv[i]), string(argv[i+1])})
+	}
+	err := s.cfg.Set(pairs, func(changed []string) error { return s.applyConfig(changed) })
+	if err != nil {
+		msg := err.Error()
+		if !strings.HasPrefix(msg, "ERR") {
+			msg = "ERR " + msg
+		}
+		c.err(msg)
+		return
+	}
+	c.ok()
+}
+
+// applyConfig reacts to CONFIG SET of directives with side effects.
+func (s *Server) applyConfig(changed []string) error {
+	for _, name := range changed {
+		switch name {
+		case "appendonly":
+			if s.cfg.AppendOnly && s.aof == nil {
+				if err := s.startAppendOnly(); err != nil {
+					return err
+				}
+			} else if !s.cfg.AppendOnly && s.aof != nil {
+				s.stopAppendOnly()
+			}
+		case "appendfsync", "aof-timestamp-enabled", "aof-disable-auto-gc", "no-appendfsync-on-rewrite",
+			"aof-group-commit-delay-usec", "aof-group-commit-max-batch", "aof-use-rdb-preamble", "aof-load-truncated":
+			if s.aof != nil {
+				o := s.aofOptions()
+				s.aof.SetOptions(func(opt *aof.Options) {
+					opt.Policy = o.Policy
+					opt.TimestampEnabled = o.TimestampEnabled
+					opt.DisableAutoGC = o.DisableAutoGC
+					opt.NoFsyncOnRewrite = o.NoFsyncOnRewrite
+					opt.GroupCommitDelay = o.GroupCommitDelay
+					opt.GroupCommitMaxBatch = o.GroupCommitMaxBatch
+					opt.UseRDBPreamble = o.UseRDBPreamble
+					opt.LoadTruncated = o.LoadTruncated
+				})
+			}
+		case "maxmemory":
+			s.usedMemCache = s.usedMemory()
+		}
+	}
+	return nil
+}
+
+func configResetstatCommand(c *client, argv [][]byte) {
+	s := c.srv
+	s.resetStats()
+	c.ok()
+}
+
+func (s *Server) resetStats() {
+	st := &s.stats
+	st.totalConns, st.totalCommands, st.rejectedConns = 0, 0, 0
+	st.expiredKeys, st.evictedKeys, st.keyspaceHits, st.keyspaceMisses = 0, 0, 0, 0
+	st.totalErrorReplies, st.unexpectedErrs = 0, 0
+	st.netInput.Store(0)
+	st.netOutput.Store(0)
+	st.errorCounts = map[string]int64{}
+	for _, cmd := range s.commands {
+		cmd.calls, cmd.usec, cmd.rejected, cmd.failed = 0, 0, 0, 0
+		for _, sub := range cmd.subs {
+			sub.calls, sub.usec, sub.rejected, sub.failed = 0, 0, 0, 0
+		}
+	}
+	s.persist.latestForkUsec = 0
+	s.latency.init()
+}
+
+func configRewriteCommand(c *client, argv [][]byte) {
+	if err := c.srv.cfg.Rewrite(); err != nil {
+		msg := err.Error()
+		if !strings.HasPrefix(msg, "ERR") {
+			msg = "ERR Rewriting config file: " + msg
+		}
+		c.err(msg)
+		return
+	}
+	c.srv.log.Info().Msg("CONFIG REWRITE executed with success.")
+	c.ok()
+}
+
+func configHelpCommand(c *client, argv [][]byte) {
+	helpLines(c, []string{
+		"CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+		"GET <pattern>",
+		"    Return parameters matching the glob-like <pattern> and their values.",
+		"SET <directive> <value>",
+		"    Set the configuration <directive> to <value>.",
+		"RESETSTAT",
+		"    Reset statistics reported by the INFO command.",
+		"REWRITE",
+		"    Rewrite the configuration file.",
+		"HELP",
+		"    Prints this help.",
+	})
+}
+
+var _ = config.ClassNormal

@@ -1,0 +1,445 @@
+package server
+
+import (
+	"context"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tidwall/redcon"
+)
+
+func init() {
+	sv := func(name string, arity int, flags uint64, proc cmdProc, summary, since string, acl ...string) *command {
+		return &command{name: name, arity: arity, flags: flags, proc: proc, group: "server", summary: summary, since: since, acl: acl}
+	}
+	ls := cmdLoading | cmdStale
+	adm := cmdAdmin | cmdNoScript
+	register(
+		sv("time", 1, ls|cmdFast, timeCommand, "Return the current server time", "2.6.0", "@fast"),
+		sv("info", -1, ls, infoCommand, "Get information and statistics about the server", "1.0.0", "@slow", "@dangerous"),
+		sv("shutdown", -1, adm|ls|cmdNoMulti|cmdAllowBusy, shutdownCommand, "Synchronously save the dataset to disk and then shut down the server", "1.0.0", "@admin", "@slow", "@dangerous"),
+		sv("monitor", 1, adm|ls, monitorCommand, "Listen for all requests received by the server in real time", "1.0.0", "@admin", "@slow", "@dangerous"),
+		sv("command", -1, ls, commandCommand, "Get array of Redis command details", "2.8.13", "@slow", "@connection"),
+		sv("command|count", 2, ls, commandCountCommand, "Get total number of Redis commands", "2.8.13", "@slow", "@connection"),
+		sv("command|info", -2, ls, commandInfoCommand, "Get array of specific Redis command details, or all when no argument is given.", "2.8.13", "@slow", "@connection"),
+		sv("command|docs", -2, ls, commandDocsCommand, "Get array of specific Redis command documentation", "7.0.0", "@slow", "@connection"),
+		sv("command|list", -2, ls, commandListCommand, "Get an array of Redis command names", "7.0.0", "@slow", "@connection"),
+		sv("command|getkeys", -3, ls, commandGetkeysCommand, "Extract keys given a full Redis command", "2.8.13", "@slow", "@connection"),
+		sv("command|help", 2, ls, commandHelpCommand, "Show helpful text about the different subcommands", "5.0.0", "@slow", "@connection"),
+		sv("slowlog", -2, 0, nil, "A container for slow log commands", "2.2.12", "@slow"),
+		sv("slowlog|get", -2, cmdAdmin|ls, slowlogGetCommand, "Get the slow log's entries", "2.2.12", "@admin", "@slow", "@dangerous"),
+		sv("slowlog|len", 2, cmdAdmin|ls, slowlogLenCommand, "Get the slow log's length", "2.2.12", "@admin", "@slow", "@dangerous"),
+		sv("slowlog|reset", 2, cmdAdmin|ls, slowlogResetCommand, "Clear all entries from the slow log", "2.2.12", "@admin", "@slow", "@dangerous"),
+		sv("slowlog|help", 2, ls, slowlogHelpCommand, "Show helpful text about the different subcommands", "6.2.0", "@slow"),
+		sv("latency", -2, 0, nil, "A container for latency diagnostics commands", "2.8.13", "@slow"),
+		sv("latency|latest", 2, adm|ls, latencyLatestCommand, "Return the latest latency samples for all events.", "2.8.13", "@admin", "@slow", "@dangerous"),
+		sv("latency|history", 3, adm|ls, latencyHistoryCommand, "Return timestamp-latency samples for the event.", "2.8.13", "@admin", "@slow", "@dangerous"),
+		sv("latency|reset", -2, adm|ls, latencyResetCommand, "Reset latency data for one or more events.", "2.8.13", "@admin", "@slow", "@dangerous"),
+		sv("latency|doctor", 2, adm|ls, latencyDoctorCommand, "Return a human readable latency analysis report.", "2.8.13", "@admin", "@slow", "@dangerous"),
+		sv("latency|help", 2, ls, latencyHelpCommand, "Show helpful text about the different subcommands.", "2.8.13", "@slow"),
+		sv("memory", -2, 0, nil, "A container for memory diagnostics commands", "4.0.0", "@slow"),
+		&command{name: "memory|usage", arity: -3, flags: cmdReadonly, firstKey: 2, lastKey: 2, step: 1, proc: memoryUsageCommand, group: "server", summary: "Estimate the memory usage of a key", since: "4.0.0", acl: []string{"@read", "@slow"}},
+	)
+}
+
+func timeCommand(c *client, argv [][]byte) {
+	now := time.Now()
+	c.arrayLen(2)
+	c.bulkString(strconv.FormatInt(now.Unix(), 10))
+	c.bulkString(strconv.FormatInt(int64(now.Nanosecond()/1000), 10))
+}
+
+func shutdownCommand(c *client, argv [][]byte) {
+	s := c.srv
+	save, nosave := false, false
+	for _, a := range argv[1:] {
+		switch {
+		case eqFold(a, "save"):
+			save = true
+		case eqFold(a, "nosave"):
+			nosave = true
+		case eqFold(a, "now"), eqFold(a, "force"), eqFold(a, "abort"):
+		default:
+			c.errSyntax()
+			return
+		}
+	}
+	if save && nosave {
+		c.errSyntax()
+		return
+	}
+	s.log.Warn().Msg("User requested shutdown...")
+	if err := s.prepareShutdown(save, nosave); err != nil {
+		c.err("ERR Errors trying to SHUTDOWN. Check logs.")
+		return
+	}
+	s.log.Warn().Msg("Redis is now ready to exit, bye bye...")
+	c.flags |= flagCloseASAP
+	s.exitAfterShutdown()
+}
+
+func monitorCommand(c *client, argv [][]byte) {
+	if c.flags&flagMulti != 0 {
+		c.err("ERR MONITOR isn't allowed for DENY BLOCKING client")
+		return
+	}
+	if c.flags&flagMonitor != 0 {
+		c.ok()
+		return
+	}
+	c.flags |= flagMonitor
+	c.srv.monitors[c] = struct{}{}
+	c.ok()
+	c.goAsync()
+}
+
+// feedMonitors sends a command line to MONITOR clients, as Redis
+// replicationFeedMonitors formats it.
+func (s *Server) feedMonitors(c *client, argv [][]byte) {
+	now := time.Now()
+	var sb strings.Builder
+	sb.WriteByte('+')
+	sb.WriteString(strconv.FormatInt(now.Unix(), 10))
+	sb.WriteByte('.')
+	us := strconv.Itoa(now.Nanosecond() / 1000)
+	sb.WriteString(strings.Repeat("0", 6-len(us)) + us)
+	sb.WriteString(" [")
+	sb.WriteString(strconv.Itoa(c.db.id))
+	sb.WriteByte(' ')
+	sb.WriteString(c.addr)
+	sb.WriteString("]")
+	for _, a := range argv {
+		sb.WriteString(" \"")
+		sb.WriteString(reprString(a))
+		sb.WriteByte('"')
+	}
+	sb.WriteString("\r\n")
+	line := []byte(sb.String())
+	for m := range s.monitors {
+		m.push(line)
+	}
+}
+
+// reprString escapes like Redis's sdscatrepr (without the quotes).
+func reprString(b []byte) string {
+	var sb strings.Builder
+	for _, ch := range b {
+		switch ch {
+		case '\\', '"':
+			sb.WriteByte('\\')
+			sb.WriteByte(ch)
+		case '\n':
+			sb.WriteString("\\n")
+		case '\r':
+			sb.WriteString("\\r")
+		case '\t':
+			sb.WriteString("\\t")
+		case '\a':
+			sb.WriteString("\\a")
+		case '\b':
+			sb.WriteString("\\b")
+		default:
+			if ch >= 32 && ch < 127 {
+				sb.WriteByte(ch)
+			} else {
+				sb.WriteString("\\x")
+				const hx = "0123456789abcdef"
+				sb.WriteByte(hx[ch>>4])
+				sb.WriteByte(hx[ch&15])
+			}
+		}
+	}
+	return sb.String()
+}
+
+// COMMAND
+
+func (s *Server) writeCommandInfo(c *client, cmd *command) {
+	c.arrayLen(10)
+	c.bulkString(cmd.fullName())
+	c.integer(int64(cmd.arity))
+	var flags []string
+	for _, f := range flagNames {
+		if cmd.flags&f.f != 0 {
+			flags = append(flags, f.name)
+		}
+	}
+	c.arrayLen(len(flags))
+	for _, f := range flags {
+		c.status(f)
+	}
+	c.integer(int64(cmd.firstKey))
+	c.integer(int64(cmd.lastKey))
+	c.integer(int64(cmd.step))
+	c.arrayLen(len(cmd.acl))
+	for _, a := range cmd.acl {
+		c.status(a)
+	}
+	c.emptyArray() // tips
+	// key specs
+	if cmd.firstKey > 0 {
+		c.arrayLen(1)
+		c.arrayLen(6)
+		c.bulkString("flags")
+		if cmd.flags&cmdWrite != 0 {
+			c.arrayLen(1)
+			c.status("RW")
+		} else {
+			c.arrayLen(1)
+			c.status("RO")
+		}
+		c.bulkString("begin_search")
+		c.arrayLen(4)
+		c.bulkString("type")
+		c.bulkString("index")
+		c.bulkString("spec")
+		c.arrayLen(2)
+		c.bulkString("index")
+		c.integer(int64(cmd.firstKey))
+		c.bulkString("find_keys")
+		c.arrayLen(4)
+		c.bulkString("type")
+		c.bulkString("range")
+		c.bulkString("spec")
+		c.arrayLen(6)
+		c.bulkString("lastkey")
+		last := cmd.lastKey
+		if last > 0 {
+			last -= cmd.firstKey
+		}
+		c.integer(int64(last))
+		c.bulkString("keystep")
+		c.integer(int64(cmd.step))
+		c.bulkString("limit")
+		c.integer(0)
+	} else {
+		c.emptyArray()
+	}
+	subs := make([]string, 0, len(cmd.subs))
+	for n := range cmd.subs {
+		subs = append(subs, n)
+	}
+	sort.Strings(subs)
+	c.arrayLen(len(subs))
+	for _, n := range subs {
+		s.writeCommandInfo(c, cmd.subs[n])
+	}
+}
+
+func commandCommand(c *client, argv [][]byte) {
+	s := c.srv
+	if len(argv) > 1 {
+		c.err(unknownSubcommandError(s.commands["command"], argv[1]))
+		return
+	}
+	names := s.commands.sortedNames()
+	c.arrayLen(len(names))
+	for _, n := range names {
+		s.writeCommandInfo(c, s.commands[n])
+	}
+}
+
+func commandCountCommand(c *client, argv [][]byte) { c.integer(int64(len(c.srv.commands))) }
+
+func (s *Server) findCommandByName(name []byte) *command {
+	n := string(lowerASCII(name))
+	if i := strings.IndexByte(n, '|'); i >= 0 {
+		if p := s.commands[n[:i]]; p != nil && p.subs != nil {
+			return p.subs[n[i+1:]]
+		}
+		return nil
+	}
+	return s.commands[n]
+}
+
+func commandInfoCommand(c *client, argv [][]byte) {
+	s := c.srv
+	if len(argv) == 2 {
+		commandCommand(c, argv[:1])
+		return
+	}
+	c.arrayLen(len(argv) - 2)
+	for _, n := range argv[2:] {
+		if cmd := s.findCommandByName(n); cmd != nil {
+			s.writeCommandInfo(c, cmd)
+		} else {
+			c.nullArray()
+		}
+	}
+}
+
+func (s *Server) writeCommandDocs(c *client, cmd *command) {
+	n := 6
+	if len(cmd.subs) > 0 {
+		n = 8
+	}
+	c.arrayLen(n)
+	c.bulkString("summary")
+	c.bulkString(cmd.summary)
+	c.bulkString("since")
+	c.bulkString(cmd.since)
+	c.bulkString("group")
+	c.bulkString(cmd.group)
+	if len(cmd.subs) > 0 {
+		c.bulkString("subcommands")
+		subs := make([]string, 0, len(cmd.subs))
+		for k := range cmd.subs {
+			subs = append(subs, k)
+		}
+		sort.Strings(subs)
+		c.arrayLen(2 * len(subs))
+		for _, k := range subs {
+			c.bulkString(cmd.subs[k].fullName())
+			s.writeCommandDocs(c, cmd.subs[k])
+		}
+	}
+}
+
+func commandDocsCommand(c *client, argv [][]byte) {
+	s := c.srv
+	var cmds []*command
+	if len(argv) == 2 {
+		for _, n := range s.commands.sortedNames() {
+			cmds = append(cmds, s.commands[n])
+		}
+	} else {
+		for _, n := range argv[2:] {
+			if cmd := s.findCommandByName(n); cmd != nil {
+				cmds = append(cmds, cmd)
+			}
+		}
+	}
+	c.arrayLen(2 * len(cmds))
+	for _, cmd := range cmds {
+		c.bulkString(cmd.fullName())
+		s.writeCommandDocs(c, cmd)
+	}
+}
+
+func commandListCommand(c *client, argv [][]byte) {
+	s := c.srv
+	var filter func(cmd *command) bool
+	if len(argv) > 2 {
+		if len(argv) != 5 || !eqFold(argv[2], "filterby") {
+			c.errSyntax()
+			return
+		}
+		val := argv[4]
+		switch {
+		case eqFold(argv[3], "pattern"):
+			filter = func(cmd *command) bool { return globMatch(val, []byte(cmd.fullName()), true) }
+		case eqFold(argv[3], "aclcat"):
+			filter = func(cmd *command) bool {
+				for _, a := range cmd.acl {
+					if strings.EqualFold(a, "@"+string(val)) {
+						return true
+					}
+				}
+				return false
+			}
+		case eqFold(argv[3], "module"):
+			filter = func(cmd *command) bool { return false }
+		default:
+			c.errSyntax()
+			return
+		}
+	}
+	var out []string
+	for _, n := range s.commands.sortedNames() {
+		cmd := s.commands[n]
+		if filter == nil || filter(cmd) {
+			out = append(out, cmd.fullName())
+		}
+		for _, sub := range cmd.subs {
+			if filter == nil || filter(sub) {
+				out = append(out, sub.fullName())
+			}
+		}
+	}
+	c.arrayLen(len(out))
+	for _, n := range out {
+		c.bulkString(n)
+	}
+}
+
+func commandGetkeysCommand(c *client, argv [][]byte) {
+	s := c.srv
+	args := argv[2:]
+	cmd, _ := s.lookupCommand(args)
+	if cmd == nil {
+		c.err("ERR Invalid command specified")
+		return
+	}
+	if !arityOK(cmd, len(args)) {
+		c.err("ERR Invalid number of arguments specified for command")
+		return
+	}
+	pos := cmd.keyPositions(args)
+	if len(pos) == 0 {
+		c.err("ERR The command has no key arguments")
+		return
+	}
+	c.arrayLen(len(pos))
+	for _, p := range pos {
+		c.bulk(args[p])
+	}
+}
+
+func commandHelpCommand(c *client, argv [][]byte) {
+	helpLines(c, []string{
+		"COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+		"(no subcommand)",
+		"    Return details about all Redis commands.",
+		"COUNT",
+		"    Return the total number of commands in this Redis server.",
+		"LIST",
+		"    Return a list of all commands in this Redis server.",
+		"INFO [<command-name> ...]",
+		"    Return details about multiple Redis commands.",
+		"    If no command names are given, documentation details for all",
+		"    commands are returned.",
+		"DOCS [<command-name> ...]",
+		"    Return documentation details about multiple Redis commands.",
+		"    If no command names are given, documentation details for all",
+		"    commands are returned.",
+		"GETKEYS <full-command>",
+		"    Return the keys from a full Redis command.",
+		"GETKEYSANDFLAGS <full-command>",
+		"    Return the keys and the access flags from a full Redis command.",
+		"HELP",
+		"    Prints this help.",
+	})
+}
+
+func helpLines(c *client, lines []string) {
+	c.arrayLen(len(lines))
+	for _, l := range lines {
+		c.status(l)
+	}
+}
+
+func memoryUsageCommand(c *client, argv [][]byte) {
+	s := c.srv
+	if len(argv) != 3 && !(len(argv) == 5 && eqFold(argv[3], "samples")) {
+		c.errSyntax()
+		return
+	}
+	e, ok := s.lookupReadNoStats(c, argv[2])
+	if !ok {
+		c.nullBulk()
+		return
+	}
+	c.integer(objMemUsage(e) + int64(len(argv[2])) + 40)
+}
+
+// exitAfterShutdown ends the process after SHUTDOWN (tests replace exitFn).
+func (s *Server) exitAfterShutdown() {
+	go func() {
+		s.Shutdown(context.Background())
+		s.exitFn(0)
+	}()
+}
+
+var _ = redcon.AppendArray

@@ -1,0 +1,181 @@
+package server
+
+import (
+	"errors"
+	"net"
+	"time"
+)
+
+const deniedProtectedMode = "-DENIED Redis is running in protected mode because protected mode is enabled and no password is set for the default user. In this mode connections are only accepted from the loopback interface. If you want to connect from external computers to Redis you may adopt one of the following solutions: 1) Just disable protected mode sending the command 'CONFIG SET protected-mode no' from the loopback interface by connecting to Redis from the same host the server is running, however MAKE SURE Redis is not publicly accessible from internet if you do so. Use CONFIG REWRITE to make this change permanent. 2) Alternatively you can just disable the protected mode by editing the Redis configuration file, and setting the protected mode option to 'no', and then restarting the server. 3) If you started the server manually just for testing, restart it with the '--protected-mode no' option. 4) Set up an authentication password for the default user. NOTE: You only need to do one of the above things in order for the server to start accepting connections from the outside.\r\n"
+
+// maxBatch bounds how many pipelined commands run under one hold of the
+// executor, so a long pipeline cannot starve other clients.
+const maxBatch = 128
+
+func (s *Server) serveConn(nc net.Conn) {
+	if tc, ok := nc.(*net.TCPConn); ok {
+		tc.SetNoDelay(true)
+		if s.cfg.TCPKeepalive > 0 {
+			tc.SetKeepAlive(true)
+			tc.SetKeepAlivePeriod(time.Duration(s.cfg.TCPKeepalive) * time.Second)
+		}
+	}
+	// Protected mode: no password and a non-loopback peer.
+	if s.cfg.ProtectedMode && s.cfg.Requirepass == "" {
+		if ta, ok := nc.RemoteAddr().(*net.TCPAddr); ok && !ta.IP.IsLoopback() {
+			nc.Write([]byte(deniedProtectedMode))
+			nc.Close()
+			return
+		}
+	}
+	id := s.nextID.Add(1)
+	c := newClient(s, nc, id)
+	c.rd.maxBulk = s.cfg.ProtoMaxBulkLen
+	c.rd.maxQueryBuf = s.cfg.ClientQueryBufferLimit
+	c.rd.authed = func() bool { return c.authed || s.cfg.Requirepass == "" }
+
+	s.mu.Lock()
+	if s.cfg.MaxClients > 0 && len(s.clients) >= s.cfg.MaxClients {
+		s.stats.rejectedConns++
+		s.mu.Unlock()
+		nc.Write([]byte("-ERR max number of clients reached\r\n"))
+		nc.Close()
+		return
+	}
+	s.clients[id] = c
+	c.db = s.dbs[0]
+	s.stats.totalConns++
+	s.mu.Unlock()
+	s.nclients.Add(1)
+
+	defer func() {
+		s.mu.Lock()
+		s.freeClient(c)
+		s.mu.Unlock()
+		s.nclients.Add(-1)
+		c.stopPushWriter()
+		nc.Close()
+	}()
+	s.connLoop(c)
+}
+
+func (s *Server) connLoop(c *client) {
+	for {
+		if t := s.cfg.Timeout; t > 0 && c.flags&(flagPubSub|flagMonitor) == 0 {
+			c.conn.SetReadDeadline(time.Now().Add(time.Duration(t) * time.Second))
+		} else {
+			c.conn.SetReadDeadline(time.Time{})
+		}
+		buf, err := c.rd.space()
+		if err != nil {
+			s.log.Warn().Msgf("Closing client that reached max query buffer length: %s", c.infoLine())
+			return
+		}
+		n, err := c.conn.Read(buf)
+		if n > 0 {
+			c.rd.end += n
+			s.stats.netInput.Add(int64(n))
+		}
+		if err != nil {
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				s.log.Debug().Msg("Closing idle client")
+			}
+			return
+		}
+		perr := c.rd.parse()
+		if c.rd.ncmds() > 0 {
+			if !s.runBatch(c) {
+				return
+			}
+		}
+		if perr != nil {
+			var pe *protocolError
+			if errors.As(perr, &pe) {
+				c.out = append(c.out, "-ERR "...)
+				c.out = append(c.out, pe.Error()...)
+				c.out = append(c.out, "\r\n"...)
+				s.mu.Lock()
+				s.countError("ERR " + pe.Error())
+				s.mu.Unlock()
+				s.log.Debug().Msgf("Protocol error (%s) from client: %s", pe.msg, c.infoLine())
+			}
+			s.flushOut(c)
+			return
+		}
+		if len(c.out) > 0 {
+			if !s.flushOut(c) {
+				return
+			}
+		}
+		c.rd.reset()
+		if c.flags&flagCloseAfterReply != 0 {
+			return
+		}
+	}
+}
+
+// runBatch executes the parsed commands, then holds the replies at the AOF
+// barrier. It returns false if the connection must close.
+func (s *Server) runBatch(c *client) bool {
+	n := c.rd.ncmds()
+	for i := 0; i < n; {
+		s.mu.Lock()
+		end := i + maxBatch
+		if end > n {
+			end = n
+		}
+		for ; i < end; i++ {
+			s.processCommand(c, c.rd.argsOf(i))
+			if c.flags&(flagCloseAfterReply|flagCloseASAP) != 0 {
+				i = n
+				break
+			}
+		}
+		if s.aof != nil {
+			c.waitOff = s.aof.Offset()
+		}
+		a := s.aof
+		s.mu.Unlock()
+		if i >= n && a != nil {
+			// The barrier: no reply of this batch leaves before what it
+			// depends on is written (everysec/no) or fsynced (always).
+			if err := a.Wait(c.waitOff); err != nil {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// flushOut sends c.out to the client (or queues it behind pushed messages).
+func (s *Server) flushOut(c *client) bool {
+	if len(c.out) == 0 {
+		return true
+	}
+	s.stats.netOutput.Add(int64(len(c.out)))
+	c.pushMu.Lock()
+	async := c.pushWriter
+	c.pushMu.Unlock()
+	if async {
+		c.push(c.out)
+		c.out = c.out[:0]
+		return true
+	}
+	_, err := c.conn.Write(c.out)
+	if cap(c.out) > 1<<20 {
+		c.out = nil
+	} else {
+		c.out = c.out[:0]
+	}
+	return err == nil
+}
+
+// freeClient unregisters c (under mu).
+func (s *Server) freeClient(c *client) {
+	delete(s.clients, c.id)
+	s.unwatchAll(c)
+	s.pubsubUnsubscribeAll(c)
+	delete(s.monitors, c)
+	s.unblockClientOnClose(c)
+}

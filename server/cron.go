@@ -1,0 +1,91 @@
+package server
+
+import (
+	"runtime"
+	"time"
+)
+
+// cronLoop is Redis's serverCron: hz times a second it takes the executor
+// for a bounded slice of background work.
+func (s *Server) cronLoop() {
+	defer s.wg.Done()
+	hz := s.cfg.Hz
+	if hz <= 0 {
+		hz = 10
+	}
+	t := time.NewTicker(time.Second / time.Duration(hz))
+	defer t.Stop()
+	lastMem := time.Time{}
+	lastOps := time.Now()
+	var opsBase int64
+	for {
+		select {
+		case <-s.closing:
+			return
+		case <-t.C:
+		}
+		now := time.Now()
+		if now.Sub(lastMem) >= 100*time.Millisecond && s.cfg.MaxMemory > 0 {
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			s.mu.Lock()
+			s.usedMemCache = int64(ms.HeapAlloc)
+			s.mu.Unlock()
+			lastMem = now
+		}
+		s.mu.Lock()
+		s.updateLRUClock()
+		if !s.loading {
+			if s.activeExpire && s.cfg.ActiveExpireEnabled {
+				s.activeExpireCycle(time.Second / time.Duration(hz) / 4)
+			}
+			for _, db := range s.dbs {
+				db.keys.RehashStep(100)
+				db.expires.RehashStep(100)
+			}
+			s.persistCron()
+		}
+		if d := now.Sub(lastOps); d >= time.Second {
+			s.persist.opsPerSec = int64(float64(s.stats.totalCommands-opsBase) / d.Seconds())
+			opsBase = s.stats.totalCommands
+			lastOps = now
+		}
+		s.mu.Unlock()
+	}
+}
+
+// activeExpireCycle deletes expired keys by sampling the expires tables,
+// bounded by budget, as Redis's activeExpireCycle (slow mode).
+func (s *Server) activeExpireCycle(budget time.Duration) {
+	start := time.Now()
+	now := s.nowMs()
+	var expired [][]byte
+	for _, db := range s.dbs {
+		if db.expires.Len() == 0 {
+			continue
+		}
+		for iter := 0; iter < 16; iter++ {
+			sampled := 0
+			expired = expired[:0]
+			db.expireCursor = db.expires.Scan(db.expireCursor, func(k string, when *int64) {
+				sampled++
+				if *when <= now {
+					expired = append(expired, []byte(k))
+				}
+			})
+			for _, k := range expired {
+				s.deleteExpired(db, k)
+			}
+			if db.expireCursor == 0 || time.Since(start) > budget {
+				break
+			}
+			if sampled > 0 && len(expired)*10 < sampled && iter > 0 {
+				break
+			}
+		}
+		if time.Since(start) > budget {
+			break
+		}
+	}
+	s.stats.expireCycleCPU += time.Since(start).Milliseconds()
+}

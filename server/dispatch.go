@@ -1,0 +1,229 @@
+package server
+
+import (
+	"strings"
+	"time"
+
+	"github.com/aofserver/aofserver/aof"
+)
+
+// processCommand runs one request with Redis's checks in Redis's order
+// (server.c processCommand). Called with s.mu held.
+func (s *Server) processCommand(c *client, argv [][]byte) {
+	c.lastInter = time.Now()
+	s.stats.totalCommands++
+	if len(argv) == 0 {
+		return
+	}
+	cmd, container := s.lookupCommand(argv)
+	if cmd == nil {
+		if container != nil {
+			c.err(unknownSubcommandError(container, argv[1]))
+		} else {
+			c.err(unknownCommandError(argv))
+		}
+		c.flagTransaction()
+		return
+	}
+	c.lastCmd = cmd.fullName()
+	if !arityOK(cmd, len(argv)) {
+		cmd.rejected++
+		c.err(arityError(cmd))
+		c.flagTransaction()
+		return
+	}
+	if s.cfg.Requirepass != "" && !c.authed && cmd.flags&cmdNoAuth == 0 {
+		cmd.rejected++
+		c.err("NOAUTH Authentication required.")
+		c.flagTransaction()
+		return
+	}
+	isWrite := cmd.flags&cmdWrite != 0
+	if c.flags&flagMulti != 0 && isExecLike(cmd) {
+		isWrite = s.multiHasWrite(c)
+	}
+	denyOOM := cmd.flags&cmdDenyOOM != 0
+	if s.cfg.MaxMemory > 0 && denyOOM && !s.loading {
+		if s.usedMemory() > s.cfg.MaxMemory && s.cfg.MaxMemoryPolicy == "noeviction" {
+			cmd.rejected++
+			c.err("OOM command not allowed when used memory > 'maxmemory'.")
+			c.flagTransaction()
+			return
+		}
+	}
+	if isWrite || cmd.name == "ping" {
+		if msg := s.writeRefusal(); msg != "" {
+			cmd.rejected++
+			c.err(msg)
+			c.flagTransaction()
+			return
+		}
+	}
+	if c.flags&flagPubSub != 0 && c.resp == 2 && !pubsubAllowed(cmd) {
+		cmd.rejected++
+		c.err("ERR Can't execute '" + cmd.fullName() + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context")
+		return
+	}
+	if s.loading && cmd.flags&cmdLoading == 0 {
+		cmd.rejected++
+		c.err("LOADING Redis is loading the dataset in memory")
+		return
+	}
+	if c.flags&flagMulti != 0 && !isMultiControl(cmd) {
+		if cmd.flags&cmdNoMulti != 0 {
+			c.err("ERR Command not allowed inside a transaction")
+			c.flagTransaction()
+			return
+		}
+		c.queueMulti(cmd, argv)
+		c.addReplyString("+QUEUED\r\n")
+		return
+	}
+	if len(s.monitors) > 0 && cmd.flags&(cmdSkipMonitor|cmdAdmin) == 0 {
+		s.feedMonitors(c, argv)
+	}
+	s.call(c, cmd, argv)
+}
+
+func isExecLike(cmd *command) bool { return cmd.name == "exec" }
+
+func isMultiControl(cmd *command) bool {
+	switch cmd.name {
+	case "exec", "discard", "multi", "watch", "quit", "reset":
+		return cmd.parent == nil
+	}
+	return false
+}
+
+func pubsubAllowed(cmd *command) bool {
+	switch cmd.name {
+	case "ping", "subscribe", "unsubscribe", "psubscribe", "punsubscribe", "ssubscribe", "sunsubscribe", "quit", "reset":
+		return cmd.parent == nil
+	}
+	return false
+}
+
+// writeRefusal returns the MISCONF error that refuses writes, if any.
+func (s *Server) writeRefusal() string {
+	if s.cfg.StopWritesOnBGSaveError && s.persist.saveParamsSet(s.cfg) && !s.persist.lastBgsaveOK {
+		return "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to disk. Commands that may modify the data set are disabled, because this instance is configured to report errors during writes if RDB snapshotting fails (stop-writes-on-bgsave-error option). Please check the Redis logs for details about the RDB error."
+	}
+	if s.aof != nil {
+		if err := s.aof.WriteErr(); err != nil {
+			return "MISCONF Errors writing to the AOF file: " + errnoText(err)
+		}
+	}
+	return ""
+}
+
+// call executes cmd and propagates its effect. Nested calls (EXEC, scripts)
+// collect their ops into one execution unit, wrapped in MULTI/EXEC when it
+// produced two or more, as Redis 7.0 does.
+func (s *Server) call(c *client, cmd *command, argv [][]byte) {
+	dirtyBefore := s.dirty
+	prevArgv, prevPrevent, prevFailed := c.propArgv, c.preventProp, s.curCmdFailed
+	c.propArgv, c.preventProp, s.curCmdFailed = nil, false, false
+	s.execDepth++
+	start := time.Now()
+	cmd.proc(c, argv)
+	dur := time.Since(start)
+	s.execDepth--
+	cmd.calls++
+	cmd.usec += dur.Microseconds()
+	if s.curCmdFailed {
+		cmd.failed++
+	}
+	c.totalCmds++
+	if cmd.flags&cmdSkipSlowlog == 0 {
+		s.slowlog.maybeAdd(s, c, argv, dur)
+	}
+	s.latency.maybeAdd("command", dur, s.cfg.LatencyMonitorThreshold)
+	if s.dirty != dirtyBefore && cmd.flags&cmdNoPropagate == 0 && !c.preventProp && !s.loading {
+		pa := c.propArgv
+		if pa == nil {
+			pa = cloneArgv(argv)
+		}
+		s.pendingOps = append(s.pendingOps, aof.Op{DB: c.db.id, Argv: pa})
+	}
+	c.propArgv, c.preventProp, s.curCmdFailed = prevArgv, prevPrevent, prevFailed || s.curCmdFailed
+	if s.execDepth == 0 {
+		s.flushPropagation(cmd.flags&cmdTouchesArbitraryKeys == 0)
+	}
+}
+
+// propagate adds an op to the current execution unit (Redis alsoPropagate)
+// or, outside any command (active expiry), logs it on its own.
+func (s *Server) propagate(db int, argv [][]byte) {
+	if s.loading {
+		return
+	}
+	s.pendingOps = append(s.pendingOps, aof.Op{DB: db, Argv: argv})
+	if s.execDepth == 0 {
+		s.flushPropagation(false)
+	}
+}
+
+var (
+	multiArgv = [][]byte{[]byte("MULTI")}
+	execArgv  = [][]byte{[]byte("EXEC")}
+)
+
+func (s *Server) flushPropagation(wrap bool) {
+	ops := s.pendingOps
+	if len(ops) == 0 {
+		return
+	}
+	if s.aof != nil {
+		if wrap && len(ops) >= 2 {
+			all := make([]aof.Op, 0, len(ops)+2)
+			all = append(all, aof.Op{DB: ops[0].DB, Argv: multiArgv})
+			all = append(all, ops...)
+			all = append(all, aof.Op{DB: ops[len(ops)-1].DB, Argv: execArgv})
+			s.aof.Feed(all...)
+		} else {
+			s.aof.Feed(ops...)
+		}
+	}
+	for i := range s.pendingOps {
+		s.pendingOps[i] = aof.Op{}
+	}
+	s.pendingOps = s.pendingOps[:0]
+}
+
+// rewriteArgv makes the current command propagate as argv instead of what
+// the client sent (Redis rewriteClientCommandVector).
+func (c *client) rewriteArgv(argv ...[]byte) { c.propArgv = argv }
+
+// preventPropagation stops the current command from being logged itself.
+func (c *client) preventPropagation() { c.preventProp = true }
+
+func cloneArgv(argv [][]byte) [][]byte {
+	n := 0
+	for _, a := range argv {
+		n += len(a)
+	}
+	buf := make([]byte, 0, n)
+	out := make([][]byte, len(argv))
+	for i, a := range argv {
+		buf = append(buf, a...)
+		out[i] = buf[len(buf)-len(a) : len(buf) : len(buf)]
+	}
+	return out
+}
+
+func (s *Server) countError(msg string) {
+	code := msg
+	if i := strings.IndexByte(msg, ' '); i >= 0 {
+		code = msg[:i]
+	}
+	if len(s.stats.errorCounts) < 128 || s.stats.errorCounts[code] > 0 {
+		s.stats.errorCounts[code]++
+	}
+	s.stats.totalErrorReplies++
+}
+
+func (c *client) flagTransaction() {
+	if c.flags&flagMulti != 0 {
+		c.flags |= flagDirtyExec
+	}
+}

@@ -1,0 +1,183 @@
+package server
+
+// Keyspace access. Every read goes through lookupRead and every write
+// through lookupWrite/setKey/deleteKey, so that lazy expiry, keyspace stats,
+// the LRU clock and the point-in-time snapshot hook (which must see a value
+// before it changes) are applied in one place. All run under Server.mu.
+
+// expireIfNeeded deletes key if its TTL has passed and propagates the DEL,
+// as Redis's expireIfNeeded on a master. It reports whether the key is
+// (now) absent because of expiry.
+func (s *Server) expireIfNeeded(db *DB, key []byte) bool {
+	when := db.expireAt(bstr(key))
+	if when < 0 {
+		return false
+	}
+	if s.loading {
+		return false // Redis keeps expired keys while loading; the log decides.
+	}
+	if when > s.nowMs() {
+		return false
+	}
+	s.deleteExpired(db, key)
+	return true
+}
+
+// deleteExpired removes an expired key and logs "DEL key" (or UNLINK) to the
+// AOF, as a separate propagated op.
+func (s *Server) deleteExpired(db *DB, key []byte) {
+	s.beforeModify(db, bstr(key))
+	s.removeKey(db, bstr(key))
+	s.stats.expiredKeys++
+	cmd := "DEL"
+	if s.cfg.LazyfreeLazyExpire {
+		cmd = "UNLINK"
+	}
+	s.propagate(db.id, [][]byte{[]byte(cmd), cloneBytes(key)})
+	s.signalModifiedKey(db, key)
+}
+
+// lookupRead returns the live value of key for a read command.
+func (s *Server) lookupRead(c *client, key []byte) (entry, bool) {
+	db := c.db
+	if s.expireIfNeeded(db, key) {
+		s.stats.keyspaceMisses++
+		return entry{}, false
+	}
+	p := db.keys.GetPtr(bstr(key))
+	if p == nil {
+		s.stats.keyspaceMisses++
+		return entry{}, false
+	}
+	s.stats.keyspaceHits++
+	if !s.noTouch(c) {
+		p.setLRU(s.lruClock)
+	}
+	return *p, true
+}
+
+// lookupWrite returns a pointer to key's value for a command that may
+// modify it in place. The snapshot hook runs first.
+func (s *Server) lookupWrite(c *client, key []byte) *entry {
+	return s.lookupWriteDB(c.db, key)
+}
+
+func (s *Server) lookupWriteDB(db *DB, key []byte) *entry {
+	s.expireIfNeeded(db, key)
+	p := db.keys.GetPtr(bstr(key))
+	if p == nil {
+		return nil
+	}
+	if s.snap != nil && !s.snap.visited(*p) {
+		s.snap.capture(db, bstr(key), p)
+	}
+	p.setLRU(s.lruClock)
+	return p
+}
+
+// exists reports whether key is live, without touching stats or LRU.
+func (s *Server) exists(db *DB, key []byte) bool {
+	if s.expireIfNeeded(db, key) {
+		return false
+	}
+	_, ok := db.keys.Get(bstr(key))
+	return ok
+}
+
+// beforeModify hands the current value of key to an active snapshot that
+// has not saved it yet.
+func (s *Server) beforeModify(db *DB, key string) {
+	if s.snap == nil {
+		return
+	}
+	if p := db.keys.GetPtr(key); p != nil && !s.snap.visited(*p) {
+		s.snap.capture(db, key, p)
+	}
+}
+
+// setKey stores v under key, replacing any previous value; keepTTL keeps an
+// existing expire (SET KEEPTTL), otherwise it is removed.
+func (s *Server) setKey(db *DB, key []byte, v entry, keepTTL bool) {
+	k := bstr(key)
+	v.setLRU(s.lruClock)
+	v.setSnapMark(s.snapParity)
+	if p := db.keys.GetPtr(k); p != nil {
+		if s.snap != nil && !s.snap.visited(*p) {
+			s.snap.capture(db, k, p)
+		}
+		*p = v
+	} else {
+		db.keys.Set(string(key), v)
+	}
+	if !keepTTL && db.expires.Len() > 0 {
+		db.expires.Delete(k)
+	}
+}
+
+// addKey stores v under a key known to be absent.
+func (s *Server) addKey(db *DB, key []byte, v entry) {
+	v.setLRU(s.lruClock)
+	v.setSnapMark(s.snapParity)
+	db.keys.Set(string(key), v)
+}
+
+// removeKey deletes key and its TTL. The snapshot hook must already have
+// run (beforeModify).
+func (s *Server) removeKey(db *DB, key string) bool {
+	if _, ok := db.keys.Delete(key); !ok {
+		return false
+	}
+	if db.expires.Len() > 0 {
+		db.expires.Delete(key)
+	}
+	return true
+}
+
+// deleteKey removes a live or expired key; it reports whether a key was
+// removed.
+func (s *Server) deleteKey(db *DB, key []byte) bool {
+	s.beforeModify(db, bstr(key))
+	return s.removeKey(db, bstr(key))
+}
+
+// setExpire sets key's absolute expire time in ms. The key must exist.
+func (s *Server) setExpire(db *DB, key []byte, whenMs int64) {
+	s.beforeModify(db, bstr(key))
+	if p := db.expires.GetPtr(bstr(key)); p != nil {
+		*p = whenMs
+		return
+	}
+	db.expires.Set(string(key), whenMs)
+}
+
+// removeExpire drops key's TTL; it reports whether there was one.
+func (s *Server) removeExpire(db *DB, key []byte) bool {
+	if db.expires.Len() == 0 {
+		return false
+	}
+	if _, ok := db.expires.Get(bstr(key)); !ok {
+		return false
+	}
+	s.beforeModify(db, bstr(key))
+	db.expires.Delete(bstr(key))
+	return true
+}
+
+// signalModifiedKey invalidates WATCHes on key (Redis's
+// signalModifiedKey/touchWatchedKey).
+func (s *Server) signalModifiedKey(db *DB, key []byte) {
+	if len(db.watched) == 0 {
+		return
+	}
+	if cs, ok := db.watched[bstr(key)]; ok {
+		for _, c := range cs {
+			c.flags |= flagDirtyCAS
+		}
+	}
+}
+
+func cloneBytes(b []byte) []byte {
+	out := make([]byte, len(b))
+	copy(out, b)
+	return out
+}

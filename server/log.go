@@ -1,0 +1,113 @@
+package server
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+)
+
+// NewLogger returns the server's logger: Redis's line format by default
+// ("pid:M 02 Dec 2026 07:44:15.123 * message"), or JSON lines.
+func NewLogger(w io.Writer, level string, format string) zerolog.Logger {
+	lvl := zerolog.InfoLevel
+	switch level {
+	case "debug":
+		lvl = zerolog.DebugLevel
+	case "verbose":
+		lvl = zerolog.DebugLevel
+	case "notice":
+		lvl = zerolog.InfoLevel
+	case "warning":
+		lvl = zerolog.WarnLevel
+	case "nothing":
+		lvl = zerolog.Disabled
+	}
+	if format == "json" {
+		return zerolog.New(w).Level(lvl).With().Timestamp().Int("pid", os.Getpid()).Logger()
+	}
+	return zerolog.New(&redisLogWriter{w: w, pid: os.Getpid(), role: 'M'}).Level(lvl)
+}
+
+// redisLogWriter turns zerolog's JSON events into Redis log lines.
+type redisLogWriter struct {
+	mu   sync.Mutex
+	w    io.Writer
+	pid  int
+	role byte
+}
+
+func (r *redisLogWriter) Write(p []byte) (int, error) { return len(p), nil }
+
+// WriteLevel implements zerolog.LevelWriter.
+func (r *redisLogWriter) WriteLevel(l zerolog.Level, p []byte) (int, error) {
+	msg := extractMessage(p)
+	mark := "*"
+	switch l {
+	case zerolog.DebugLevel, zerolog.TraceLevel:
+		mark = "."
+	case zerolog.InfoLevel:
+		mark = "*"
+	case zerolog.WarnLevel, zerolog.ErrorLevel, zerolog.FatalLevel, zerolog.PanicLevel:
+		mark = "#"
+	}
+	now := time.Now()
+	line := fmt.Sprintf("%d:%c %s %s %s\n", r.pid, r.role, now.Format("02 Jan 2006 15:04:05.000"), mark, msg)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, err := io.WriteString(r.w, line)
+	return len(p), err
+}
+
+// extractMessage pulls "message" out of a zerolog JSON event without a
+// full decode.
+func extractMessage(p []byte) string {
+	const key = `"message":"`
+	i := indexOf(p, key)
+	if i < 0 {
+		return ""
+	}
+	i += len(key)
+	var out []byte
+	for ; i < len(p); i++ {
+		c := p[i]
+		if c == '\\' && i+1 < len(p) {
+			i++
+			switch p[i] {
+			case 'n':
+				out = append(out, '\n')
+			case 't':
+				out = append(out, '\t')
+			case 'r':
+				out = append(out, '\r')
+			case 'u':
+				if i+4 < len(p) {
+					var v int
+					fmt.Sscanf(string(p[i+1:i+5]), "%04x", &v)
+					out = append(out, string(rune(v))...)
+					i += 4
+				}
+			default:
+				out = append(out, p[i])
+			}
+			continue
+		}
+		if c == '"' {
+			break
+		}
+		out = append(out, c)
+	}
+	return string(out)
+}
+
+func indexOf(p []byte, s string) int {
+	for i := 0; i+len(s) <= len(p); i++ {
+		if string(p[i:i+len(s)]) == s {
+			return i
+		}
+	}
+	return -1
+}

@@ -1,0 +1,177 @@
+package server
+
+import (
+	"strconv"
+	"unsafe"
+)
+
+// Value types, as TYPE reports them.
+const (
+	typString uint8 = iota
+	typList
+	typSet
+	typZSet
+	typHash
+)
+
+var typeNames = [...]string{"string", "list", "set", "zset", "hash"}
+
+// entry is one key's value, 16 bytes so that the keyspace stays compact.
+//
+// For strings ptr points at the bytes (immutable once stored) or, when the
+// raw flag is set, at a *rawString that APPEND/SETRANGE may grow in place.
+// For collections ptr points at *listObj, *setObj, *zsetObj or *hashObj.
+//
+// meta layout (bits): [0,32) string length; [32,36) type; 36 snapshot mark;
+// 37 raw-string flag; [40,64) LRU clock in seconds (24 bits, as Redis).
+type entry struct {
+	ptr  unsafe.Pointer
+	meta uint64
+}
+
+const (
+	metaLenMask  = 1<<32 - 1
+	metaTypShift = 32
+	metaSnapBit  = 1 << 36
+	metaRawBit   = 1 << 37
+	metaLRUShift = 40
+	lruMask      = 1<<24 - 1
+)
+
+// rawString is a string that has been modified in place (Redis's "raw"
+// encoding); it keeps spare capacity so that APPEND loops are amortized O(1).
+type rawString struct{ b []byte }
+
+func (e entry) typ() uint8 { return uint8(e.meta>>metaTypShift) & 0xf }
+
+func (e entry) lru() uint32 { return uint32(e.meta>>metaLRUShift) & lruMask }
+
+func (e *entry) setLRU(clock uint32) {
+	e.meta = e.meta&^(lruMask<<metaLRUShift) | uint64(clock&lruMask)<<metaLRUShift
+}
+
+func (e entry) snapMark() bool { return e.meta&metaSnapBit != 0 }
+
+func (e *entry) setSnapMark(v bool) {
+	if v {
+		e.meta |= metaSnapBit
+	} else {
+		e.meta &^= metaSnapBit
+	}
+}
+
+// str returns the bytes of a string value. The caller must not modify them.
+func (e entry) str() []byte {
+	if e.meta&metaRawBit != 0 {
+		return (*rawString)(e.ptr).b
+	}
+	n := int(e.meta & metaLenMask)
+	if n == 0 {
+		return []byte{}
+	}
+	return unsafe.Slice((*byte)(e.ptr), n)
+}
+
+// newStringEntry copies v into a new immutable string value.
+func newStringEntry(v []byte) entry {
+	var p unsafe.Pointer
+	if len(v) > 0 {
+		b := make([]byte, len(v))
+		copy(b, v)
+		p = unsafe.Pointer(unsafe.SliceData(b))
+	}
+	return entry{ptr: p, meta: uint64(len(v)) | uint64(typString)<<metaTypShift}
+}
+
+// newStringEntryOwned stores b without copying; b must not be used afterwards.
+func newStringEntryOwned(b []byte) entry {
+	var p unsafe.Pointer
+	if len(b) > 0 {
+		p = unsafe.Pointer(unsafe.SliceData(b))
+	}
+	return entry{ptr: p, meta: uint64(len(b)) | uint64(typString)<<metaTypShift}
+}
+
+// newRawStringEntry stores b as a growable raw string (APPEND, SETRANGE).
+func newRawStringEntry(b []byte) entry {
+	return entry{ptr: unsafe.Pointer(&rawString{b: b}), meta: uint64(typString)<<metaTypShift | metaRawBit}
+}
+
+func (e entry) rawString() *rawString {
+	if e.meta&metaRawBit != 0 {
+		return (*rawString)(e.ptr)
+	}
+	return nil
+}
+
+func newObjEntry(t uint8, p unsafe.Pointer) entry {
+	return entry{ptr: p, meta: uint64(t) << metaTypShift}
+}
+
+// stringEncoding is OBJECT ENCODING for strings: Redis keeps integers that
+// fit a long as "int", short strings as "embstr" and the rest as "raw".
+func stringEncoding(e entry) string {
+	if e.meta&metaRawBit != 0 {
+		return "raw"
+	}
+	b := e.str()
+	if len(b) <= 20 {
+		if _, ok := parseCanonicalInt(b); ok {
+			return "int"
+		}
+	}
+	if len(b) <= 44 {
+		return "embstr"
+	}
+	return "raw"
+}
+
+// parseCanonicalInt parses b as Redis's string2ll does: no leading '+', no
+// leading zeros, no spaces, "-0" refused.
+func parseCanonicalInt(b []byte) (int64, bool) {
+	if len(b) == 0 || len(b) > 20 {
+		return 0, false
+	}
+	if len(b) == 1 && b[0] == '0' {
+		return 0, true
+	}
+	i := 0
+	neg := false
+	if b[0] == '-' {
+		neg = true
+		i = 1
+		if len(b) == 1 {
+			return 0, false
+		}
+	}
+	if b[i] < '1' || b[i] > '9' {
+		return 0, false
+	}
+	var v uint64
+	for ; i < len(b); i++ {
+		c := b[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		if v > (1<<64-1)/10 {
+			return 0, false
+		}
+		v = v*10 + uint64(c-'0')
+	}
+	if neg {
+		if v > 1<<63 {
+			return 0, false
+		}
+		return -int64(v), true
+	}
+	if v > 1<<63-1 {
+		return 0, false
+	}
+	return int64(v), true
+}
+
+// parseInt parses a command argument as Redis's getLongLongFromObject does
+// (same rules as string2ll).
+func parseInt(b []byte) (int64, bool) { return parseCanonicalInt(b) }
+
+func formatInt(v int64) []byte { return strconv.AppendInt(nil, v, 10) }

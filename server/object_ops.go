@@ -1,0 +1,115 @@
+package server
+
+import (
+	"unsafe"
+
+	"github.com/aofserver/aofserver/rdb"
+)
+
+// Type-generic operations on entries. Collections implement encoding,
+// length, clone, memUsage and toRDB in t_*.go.
+
+func objEncoding(e entry) string {
+	switch e.typ() {
+	case typString:
+		return stringEncoding(e)
+	case typList:
+		return (*listObj)(e.ptr).encoding()
+	case typSet:
+		return (*setObj)(e.ptr).encoding()
+	case typZSet:
+		return (*zsetObj)(e.ptr).encoding()
+	case typHash:
+		return (*hashObj)(e.ptr).encoding()
+	}
+	return "unknown"
+}
+
+// objClone deep-copies a value (COPY, MOVE keeps the original).
+func objClone(e entry) entry {
+	var out entry
+	switch e.typ() {
+	case typString:
+		if rs := e.rawString(); rs != nil {
+			out = newRawStringEntry(cloneBytes(rs.b))
+		} else {
+			out = newStringEntry(e.str())
+		}
+	case typList:
+		out = newObjEntry(typList, unsafe.Pointer((*listObj)(e.ptr).clone()))
+	case typSet:
+		out = newObjEntry(typSet, unsafe.Pointer((*setObj)(e.ptr).clone()))
+	case typZSet:
+		out = newObjEntry(typZSet, unsafe.Pointer((*zsetObj)(e.ptr).clone()))
+	case typHash:
+		out = newObjEntry(typHash, unsafe.Pointer((*hashObj)(e.ptr).clone()))
+	}
+	return out
+}
+
+func objMemUsage(e entry) int64 {
+	switch e.typ() {
+	case typString:
+		return int64(len(e.str())) + 16
+	case typList:
+		return (*listObj)(e.ptr).memUsage()
+	case typSet:
+		return (*setObj)(e.ptr).memUsage()
+	case typZSet:
+		return (*zsetObj)(e.ptr).memUsage()
+	case typHash:
+		return (*hashObj)(e.ptr).memUsage()
+	}
+	return 0
+}
+
+// objToRDB converts a value for the RDB encoder (SAVE, BGSAVE, DUMP, the
+// AOF base).
+func objToRDB(e entry) *rdb.Value {
+	switch e.typ() {
+	case typString:
+		return &rdb.Value{Kind: rdb.KindString, Str: e.str()}
+	case typList:
+		return (*listObj)(e.ptr).toRDB()
+	case typSet:
+		return (*setObj)(e.ptr).toRDB()
+	case typZSet:
+		return (*zsetObj)(e.ptr).toRDB()
+	case typHash:
+		return (*hashObj)(e.ptr).toRDB()
+	}
+	return nil
+}
+
+// objFromRDB builds an entry from a decoded value.
+func (s *Server) objFromRDB(v *rdb.Value) entry {
+	switch v.Kind {
+	case rdb.KindString:
+		return newStringEntry(v.Str)
+	case rdb.KindList:
+		return newObjEntry(typList, unsafe.Pointer(listFromRDB(v, s)))
+	case rdb.KindSet:
+		return newObjEntry(typSet, unsafe.Pointer(setFromRDB(v, s)))
+	case rdb.KindZSet:
+		return newObjEntry(typZSet, unsafe.Pointer(zsetFromRDB(v, s)))
+	case rdb.KindHash:
+		return newObjEntry(typHash, unsafe.Pointer(hashFromRDB(v, s)))
+	}
+	return entry{}
+}
+
+func objLength(e entry) int {
+	switch e.typ() {
+	case typString:
+		return len(e.str())
+	case typList:
+		return (*listObj)(e.ptr).length()
+	case typSet:
+		return (*setObj)(e.ptr).length()
+	case typZSet:
+		return (*zsetObj)(e.ptr).length()
+	case typHash:
+		return (*hashObj)(e.ptr).length()
+	}
+	return 0
+}

@@ -1,0 +1,741 @@
+package server
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/aofserver/aofserver/aof"
+	"github.com/aofserver/aofserver/aof/fsx"
+	"github.com/aofserver/aofserver/config"
+	"github.com/aofserver/aofserver/rdb"
+)
+
+type persistState struct {
+	lastSave         time.Time
+	lastBgsaveOK     bool
+	lastBgsaveTime   int64 // seconds, -1 none
+	rdbChild         *childProc
+	rdbSaves         int64
+	bgsaveScheduled  bool
+	totalForks       int64
+	latestForkUsec   int64
+	dirtyAtSave      int64
+	lastSaveTry      time.Time
+
+	aofChild            *childProc
+	aofRewrite          *aof.Rewrite
+	rewriteScheduled    bool
+	rewrites            int64
+	rewriteFailures     int64
+	lastRewriteOK       bool
+	lastRewriteTime     int64
+	nextRewriteAllowed  time.Time
+	loadKeysLoaded      int64
+	loadKeysExpired     int64
+	loadStart           time.Time
+	loadTotal, loadDone int64
+
+	opsPerSec int64
+	runID     string
+}
+
+func (p *persistState) init() {
+	p.lastSave = time.Now()
+	p.lastBgsaveOK = true
+	p.lastBgsaveTime = -1
+	p.lastRewriteOK = true
+	p.lastRewriteTime = -1
+	b := make([]byte, 20)
+	f, err := os.Open("/dev/urandom")
+	if err == nil {
+		io.ReadFull(f, b)
+		f.Close()
+	}
+	p.runID = fmt.Sprintf("%x", b)
+}
+
+func (p *persistState) saveParamsSet(cfg *config.Config) bool { return len(cfg.Save) > 0 }
+
+func (s *Server) runID() string { return s.persist.runID }
+
+func (s *Server) childActive() bool { return s.persist.rdbChild != nil || s.persist.aofChild != nil }
+
+func (s *Server) dumpPath() string { return absPath(s.cfg.Dir, s.cfg.DBFilename) }
+
+// ---------------------------------------------------------------- loading
+
+// LoadData loads the dataset at start-up as Redis's loadDataFromDisk does,
+// and opens the AOF when appendonly is yes. Clients that connect meanwhile
+// get -LOADING.
+func (s *Server) LoadData() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cfg.AppendOnly {
+		return s.loadAOFAndOpen()
+	}
+	return s.loadDumpRDB()
+}
+
+func (s *Server) aofOptions() aof.Options {
+	pol, _ := aof.ParsePolicy(s.cfg.AppendFsync)
+	return aof.Options{
+		FS: fsx.OS(), Dir: s.cfg.Dir, DirName: s.cfg.AppendDirname, FileName: s.cfg.AppendFilename,
+		Policy: pol, UseRDBPreamble: s.cfg.AOFUseRDBPreamble, LoadTruncated: s.cfg.AOFLoadTruncated,
+		TimestampEnabled: s.cfg.AOFTimestampEnabled, DisableAutoGC: s.cfg.AOFDisableAutoGC,
+		NoFsyncOnRewrite:    s.cfg.NoAppendfsyncOnRewrite,
+		GroupCommitDelay:    time.Duration(s.cfg.AOFGroupCommitDelayUsec) * time.Microsecond,
+		GroupCommitMaxBatch: s.cfg.AOFGroupCommitMaxBatch,
+		Logger:              s.log,
+		Now:                 time.Now,
+		OnFatal: func(err error) {
+			s.log.Warn().Msgf("%v", err)
+			s.exitFn(1)
+		},
+	}
+}
+
+func (s *Server) loadAOFAndOpen() error {
+	a, err := aof.Open(s.aofOptions())
+	if err != nil {
+		return err
+	}
+	if a.Exists() {
+		s.setLoading(true)
+		start := time.Now()
+		ld := &aofLoader{s: s, fake: s.newFakeClient()}
+		_, err := a.Load(ld, func(loaded, total int64) {
+			s.persist.loadDone, s.persist.loadTotal = loaded, total
+			s.mu.Unlock()
+			s.mu.Lock()
+		})
+		s.setLoading(false)
+		if err != nil {
+			return err
+		}
+		s.log.Info().Msgf("DB loaded from append only file: %.3f seconds", time.Since(start).Seconds())
+	}
+	if err := a.Start(func(w io.Writer) error { return s.writeBaseSync(w) }); err != nil {
+		return err
+	}
+	s.aof = a
+	return nil
+}
+
+// writeBaseSync writes the current (start-up) dataset as an AOF base.
+func (s *Server) writeBaseSync(w io.Writer) error {
+	bw := bufio.NewWriterSize(w, 1<<16)
+	enc := s.newBaseEncoder(bw, true)
+	if err := s.encodeAll(enc); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// snapEncoder is what a snapshot writes through: an RDB encoder, or the
+// RESP rewrite format (aof-use-rdb-preamble no).
+type snapEncoder interface {
+	Header(aux []rdb.Aux) error
+	SelectDB(db int, size, expires uint64) error
+	Key(key []byte, v *rdb.Value, expireMs int64) error
+	Close() error
+}
+
+func (s *Server) newBaseEncoder(w io.Writer, aofBase bool) snapEncoder {
+	if aofBase && !s.cfg.AOFUseRDBPreamble {
+		return newRESPBaseEncoder(w, s.cfg.AOFTimestampEnabled)
+	}
+	return rdb.NewEncoder(w, rdb.EncoderOptions{Compression: s.cfg.RDBCompression, Checksum: s.cfg.RDBChecksum, Limits: s.rdbLimits()})
+}
+
+// encodeAll writes the whole dataset synchronously (SAVE, start-up base).
+func (s *Server) encodeAll(enc snapEncoder) error {
+	if err := enc.Header(rdb.StandardAux(time.Now().Unix(), s.usedMemory(), true)); err != nil {
+		return err
+	}
+	for _, db := range s.dbs {
+		if db.size() == 0 {
+			continue
+		}
+		if err := enc.SelectDB(db.id, uint64(db.size()), uint64(db.expires.Len())); err != nil {
+			return err
+		}
+		var err error
+		db.keys.Range(func(k string, e *entry) bool {
+			err = enc.Key([]byte(k), objToRDB(*e), db.expireAt(k))
+			return err == nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return enc.Close()
+}
+
+func (s *Server) setLoading(v bool) {
+	s.loading = v
+	s.loadingA.Store(v)
+	if v {
+		s.persist.loadStart = time.Now()
+		s.log.Info().Msg("Loading the dataset")
+	}
+}
+
+func (s *Server) newFakeClient() *client {
+	c := newClient(s, nil, -1)
+	c.db = s.dbs[0]
+	c.flags |= flagFake
+	c.authed = true
+	return c
+}
+
+// aofLoader replays AOF files into the keyspace (aof.Loader).
+type aofLoader struct {
+	s    *Server
+	fake *client
+}
+
+func (l *aofLoader) LoadRDB(r *bufio.Reader, file string) error {
+	l.s.log.Info().Msg("Reading RDB base file on AOF loading...")
+	_, err := l.s.decodeRDB(r, true)
+	return err
+}
+
+func (l *aofLoader) Known(argv [][]byte) bool {
+	cmd, _ := l.s.lookupCommand(argv)
+	return cmd != nil
+}
+
+func (l *aofLoader) Command(argv [][]byte) error {
+	s := l.s
+	c := l.fake
+	if eqFold(argv[0], "multi") || eqFold(argv[0], "exec") {
+		return nil
+	}
+	cmd, _ := s.lookupCommand(argv)
+	if cmd == nil {
+		return fmt.Errorf("%w: '%s'", aof.ErrUnknownCommand, argv[0])
+	}
+	c.out = c.out[:0]
+	s.call(c, cmd, argv)
+	if len(c.out) > 0 && c.out[0] == '-' {
+		msg := strings.TrimRight(string(c.out[1:]), "\r\n")
+		s.log.Warn().Msgf("== CRITICAL == This server is sending an error to its AOF-loading-client: '%s' after processing the command '%s'", msg, cmd.fullName())
+	}
+	c.out = c.out[:0]
+	return nil
+}
+
+// rdbLoader is the rdb.Visitor that fills the keyspace.
+type rdbLoader struct {
+	s       *Server
+	aofBase bool
+	n       int64
+	now     int64
+}
+
+func (v *rdbLoader) Aux(key, val []byte) error {
+	switch string(key) {
+	case "redis-ver":
+		v.s.log.Info().Msgf("Loading RDB produced by version %s", val)
+	case "aof-base":
+		if string(val) == "1" {
+			v.s.log.Info().Msg("RDB is base AOF")
+		}
+	}
+	return nil
+}
+func (v *rdbLoader) SelectDB(db int) error {
+	if db >= len(v.s.dbs) {
+		return fmt.Errorf("FATAL: Data file was created with a Redis server configured to handle more than %d databases. Exiting", len(v.s.dbs))
+	}
+	return nil
+}
+func (v *rdbLoader) ResizeDB(dbSize, expiresSize uint64) error { return nil }
+func (v *rdbLoader) Function(code []byte) error {
+	return errors.New("the RDB holds a function library, which this server does not support yet")
+}
+func (v *rdbLoader) Key(dbID int, key []byte, val *rdb.Value, expireMs int64) error {
+	s := v.s
+	if dbID >= len(s.dbs) {
+		return fmt.Errorf("FATAL: Data file was created with a Redis server configured to handle more than %d databases. Exiting", len(s.dbs))
+	}
+	db := s.dbs[dbID]
+	if !v.aofBase && expireMs >= 0 && expireMs < v.now {
+		s.persist.loadKeysExpired++
+		return nil
+	}
+	if _, ok := db.keys.Get(bstr(key)); ok {
+		return fmt.Errorf("RDB has duplicated key '%s' in DB %d", key, dbID)
+	}
+	s.addKey(db, key, s.objFromRDB(val))
+	if expireMs >= 0 {
+		db.expires.Set(string(key), expireMs)
+	}
+	s.persist.loadKeysLoaded++
+	v.n++
+	if v.n%1024 == 0 {
+		s.mu.Unlock()
+		s.mu.Lock()
+	}
+	return nil
+}
+
+// decodeRDB loads one RDB stream (under mu).
+func (s *Server) decodeRDB(r *bufio.Reader, aofBase bool) (int64, error) {
+	s.persist.loadKeysLoaded, s.persist.loadKeysExpired = 0, 0
+	v := &rdbLoader{s: s, aofBase: aofBase, now: s.nowMs()}
+	n, err := rdb.Decode(r, v, rdb.DecodeOptions{MaxDatabases: len(s.dbs)})
+	return n, err
+}
+
+func (s *Server) loadDumpRDB() error {
+	path := s.dumpPath()
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		return fmt.Errorf("Fatal error loading the DB: %v. Exiting.", err)
+	}
+	defer f.Close()
+	s.setLoading(true)
+	defer s.setLoading(false)
+	start := time.Now()
+	if _, err := s.decodeRDB(bufio.NewReaderSize(f, 1<<20), false); err != nil {
+		return fmt.Errorf("Short read or OOM loading DB. Unrecoverable error, aborting now. (%s: %w)", path, err)
+	}
+	s.log.Info().Msgf("Done loading RDB, keys loaded: %d, keys expired: %d.", s.persist.loadKeysLoaded, s.persist.loadKeysExpired)
+	s.log.Info().Msgf("DB loaded from disk: %.3f seconds", time.Since(start).Seconds())
+	return nil
+}
+
+// ------------------------------------------------------------------ saving
+
+// rdbSaveSync writes dump.rdb synchronously (SAVE, SHUTDOWN, FLUSHALL).
+func (s *Server) rdbSaveSync() error {
+	s.persist.rdbSaves++
+	path := s.dumpPath()
+	tmp := absPath(s.cfg.Dir, fmt.Sprintf("temp-%d.rdb", os.Getpid()))
+	f, err := os.Create(tmp)
+	if err != nil {
+		s.log.Warn().Msgf("Failed opening the temp RDB file %s (in server root dir %s) for saving: %v", filepath.Base(tmp), s.cfg.Dir, err)
+		return err
+	}
+	bw := bufio.NewWriterSize(f, 1<<20)
+	enc := rdb.NewEncoder(bw, rdb.EncoderOptions{Compression: s.cfg.RDBCompression, Checksum: s.cfg.RDBChecksum, Limits: s.rdbLimits()})
+	err = s.encodeAllRDB(enc)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err == nil {
+		err = fsx.OS().SyncDir(filepath.Dir(path))
+	}
+	if err != nil {
+		os.Remove(tmp)
+		s.log.Warn().Msgf("Write error saving DB on disk: %v", err)
+		s.persist.lastBgsaveOK = false
+		return err
+	}
+	s.log.Info().Msg("DB saved on disk")
+	s.persist.dirtyAtSave = s.dirty
+	s.dirty = 0
+	s.persist.lastSave = time.Now()
+	s.persist.lastBgsaveOK = true
+	return nil
+}
+
+func (s *Server) encodeAllRDB(enc *rdb.Encoder) error {
+	if err := enc.Header(rdb.StandardAux(time.Now().Unix(), s.usedMemory(), false)); err != nil {
+		return err
+	}
+	for _, db := range s.dbs {
+		if db.size() == 0 {
+			continue
+		}
+		if err := enc.SelectDB(db.id, uint64(db.size()), uint64(db.expires.Len())); err != nil {
+			return err
+		}
+		var err error
+		db.keys.Range(func(k string, e *entry) bool {
+			err = enc.Key([]byte(k), objToRDB(*e), db.expireAt(k))
+			return err == nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return enc.Close()
+}
+
+// bgsave starts a background save (under mu).
+func (s *Server) bgsave() error {
+	if s.childActive() {
+		return errors.New("child active")
+	}
+	tmpPath := ""
+	sn := s.startSnapshot(false)
+	s.persist.rdbSaves++
+	q := sn.out
+	// The child writes temp-<childpid>.rdb; we learn the pid after spawn,
+	// so name the temp file after our own pid and a counter.
+	tmpPath = absPath(s.cfg.Dir, fmt.Sprintf("temp-bg-%d-%d.rdb", os.Getpid(), time.Now().UnixNano()))
+	cp, err := s.spawnChild(tmpPath, q)
+	if err != nil {
+		sn.abort(err)
+		go s.runWalker(sn)
+		s.persist.lastBgsaveOK = false
+		s.log.Warn().Msgf("Can't save in background: fork: %v", err)
+		return err
+	}
+	s.persist.rdbChild = cp
+	s.log.Info().Msgf("Background saving started by pid %d", cp.pid)
+	dirtyAtStart := s.dirty
+	go s.runWalker(sn)
+	go func() {
+		<-cp.done
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.persist.rdbChild = nil
+		s.persist.lastBgsaveTime = int64(time.Since(cp.start).Seconds())
+		if cp.err == nil && sn.err == nil {
+			if err := os.Rename(tmpPath, s.dumpPath()); err == nil {
+				fsx.OS().SyncDir(filepath.Dir(s.dumpPath()))
+				s.log.Info().Msg("Background saving terminated with success")
+				s.dirty -= dirtyAtStart
+				if s.dirty < 0 {
+					s.dirty = 0
+				}
+				s.persist.lastSave = time.Now()
+				s.persist.lastBgsaveOK = true
+				return
+			} else {
+				cp.err = err
+			}
+		}
+		os.Remove(tmpPath)
+		if ee, ok := cp.err.(*exitError); ok && ee.signaled {
+			s.log.Warn().Msgf("Background saving terminated by signal %d", ee.sig)
+		} else {
+			s.log.Warn().Msgf("Background saving error: %v", childErr(cp.err, sn.err))
+		}
+		sn.abort(errSnapshotAborted)
+		s.persist.lastBgsaveOK = false
+	}()
+	return nil
+}
+
+type exitError struct {
+	signaled bool
+	sig      int
+}
+
+func (e *exitError) Error() string { return fmt.Sprintf("signal %d", e.sig) }
+
+func childErr(a, b error) error {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
+// -------------------------------------------------------------- rewriting
+
+// startRewrite begins BGREWRITEAOF (under mu).
+func (s *Server) startRewrite() error {
+	if s.childActive() {
+		return errors.New("child active")
+	}
+	if s.aof == nil {
+		return errors.New("AOF is off")
+	}
+	// The switch point and the snapshot instant are the same hold of mu:
+	// everything fed before goes to the old incr and is in the base,
+	// everything after goes to the new incr.
+	rw, err := s.aof.StartRewrite(os.Getpid())
+	if err != nil {
+		s.persist.lastRewriteOK = false
+		return err
+	}
+	sn := s.startSnapshot(true)
+	s.persist.rewrites++
+	cp, err := s.spawnChild(rw.TempBasePath(), sn.out)
+	if err != nil {
+		sn.abort(err)
+		go s.runWalker(sn)
+		rw.Abort(err)
+		s.persist.lastRewriteOK = false
+		s.persist.rewriteFailures++
+		return err
+	}
+	s.persist.aofChild = cp
+	s.persist.aofRewrite = rw
+	s.persist.rewriteScheduled = false
+	s.aof.SetChildActive(true)
+	s.log.Info().Msgf("Background append only file rewriting started by pid %d", cp.pid)
+	go s.runWalker(sn)
+	go func() {
+		<-cp.done
+		var ierr error
+		if cp.err == nil && sn.err == nil {
+			s.log.Info().Msg("Background AOF rewrite terminated with success")
+			ierr = rw.Install(s.cfg.AOFUseRDBPreamble)
+		} else {
+			ierr = childErr(cp.err, sn.err)
+			s.log.Warn().Msgf("Background AOF rewrite terminated with error: %v", ierr)
+			sn.abort(errSnapshotAborted)
+			rw.Abort(ierr)
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.persist.aofChild = nil
+		s.persist.aofRewrite = nil
+		if s.aof != nil {
+			s.aof.SetChildActive(false)
+		}
+		s.persist.lastRewriteTime = int64(time.Since(cp.start).Seconds())
+		if ierr == nil {
+			s.persist.lastRewriteOK = true
+			s.persist.rewriteFailures = 0
+			s.log.Info().Msg("Background AOF rewrite finished successfully")
+		} else {
+			s.persist.lastRewriteOK = false
+			s.persist.rewriteFailures++
+		}
+	}()
+	return nil
+}
+
+// persistCron: save points, scheduled BGSAVE/BGREWRITEAOF, automatic
+// rewrite (Redis serverCron).
+func (s *Server) persistCron() {
+	p := &s.persist
+	if s.childActive() {
+		return
+	}
+	if p.rewriteScheduled && time.Now().After(p.nextRewriteAllowed) {
+		s.startRewrite()
+		return
+	}
+	if p.bgsaveScheduled {
+		p.bgsaveScheduled = false
+		s.bgsave()
+		return
+	}
+	now := time.Now()
+	for _, sp := range s.cfg.Save {
+		if s.dirty >= sp.Changes && now.Sub(p.lastSave) > time.Duration(sp.Seconds)*time.Second &&
+			(p.lastBgsaveOK || now.Sub(p.lastSaveTry) > 5*time.Second) {
+			s.log.Info().Msgf("%d changes in %d seconds. Saving...", sp.Changes, sp.Seconds)
+			p.lastSaveTry = now
+			s.bgsave()
+			return
+		}
+	}
+	if s.aof != nil && s.cfg.AutoAOFRewritePercentage > 0 {
+		st := s.aof.Stats()
+		base := st.BaseSize
+		if base < 1 {
+			base = 1
+		}
+		if st.CurrentSize > s.cfg.AutoAOFRewriteMinSize {
+			growth := st.CurrentSize*100/base - 100
+			if growth >= int64(s.cfg.AutoAOFRewritePercentage) && now.After(p.nextRewriteAllowed) {
+				s.log.Info().Msgf("Starting automatic rewriting of AOF on %d%% growth", growth)
+				if s.startRewrite() != nil || p.rewriteFailures >= 3 {
+					s.backoffRewrite()
+				}
+			}
+		}
+	}
+}
+
+func (s *Server) backoffRewrite() {
+	p := &s.persist
+	if p.rewriteFailures < 3 {
+		return
+	}
+	mins := int64(1) << min(p.rewriteFailures-3, 6)
+	if mins > 60 {
+		mins = 60
+	}
+	p.nextRewriteAllowed = time.Now().Add(time.Duration(mins) * time.Minute)
+	s.log.Warn().Msgf("Background AOF rewrite has repeatedly failed and triggered the limit, will retry in %d minutes", mins)
+}
+
+func (s *Server) aofBufferLength() int64 {
+	if s.aof == nil {
+		return 0
+	}
+	return s.aof.Stats().BufferLength
+}
+
+func errnoText(err error) string { return aof.Strerror(err) }
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func okErr(b bool) string {
+	if b {
+		return "ok"
+	}
+	return "err"
+}
+
+func (s *Server) infoPersistence(f func(k string, v any)) {
+	p := &s.persist
+	f("loading", b2i(s.loading))
+	f("async_loading", 0)
+	f("current_cow_peak", 0)
+	f("current_cow_size", 0)
+	f("current_cow_size_age", 0)
+	perc := "0.00"
+	var processed, total int64
+	if s.snap != nil {
+		processed, total = s.snap.keys, s.snap.total
+		if total > 0 {
+			perc = fmt.Sprintf("%.2f", float64(processed)*100/float64(total))
+		}
+	}
+	f("current_fork_perc", perc)
+	f("current_save_keys_processed", processed)
+	f("current_save_keys_total", total)
+	f("rdb_changes_since_last_save", s.dirty)
+	f("rdb_bgsave_in_progress", b2i(p.rdbChild != nil))
+	f("rdb_last_save_time", p.lastSave.Unix())
+	f("rdb_last_bgsave_status", okErr(p.lastBgsaveOK))
+	f("rdb_last_bgsave_time_sec", p.lastBgsaveTime)
+	cur := int64(-1)
+	if p.rdbChild != nil {
+		cur = int64(time.Since(p.rdbChild.start).Seconds())
+	}
+	f("rdb_current_bgsave_time_sec", cur)
+	f("rdb_saves", p.rdbSaves)
+	f("rdb_last_cow_size", 0)
+	f("rdb_last_load_keys_expired", p.loadKeysExpired)
+	f("rdb_last_load_keys_loaded", p.loadKeysLoaded)
+	aofOn := s.aof != nil
+	f("aof_enabled", b2i(aofOn))
+	f("aof_rewrite_in_progress", b2i(p.aofChild != nil))
+	f("aof_rewrite_scheduled", b2i(p.rewriteScheduled))
+	f("aof_last_rewrite_time_sec", p.lastRewriteTime)
+	curRw := int64(-1)
+	if p.aofChild != nil {
+		curRw = int64(time.Since(p.aofChild.start).Seconds())
+	}
+	f("aof_current_rewrite_time_sec", curRw)
+	f("aof_last_bgrewrite_status", okErr(p.lastRewriteOK))
+	f("aof_rewrites", p.rewrites)
+	f("aof_rewrites_consecutive_failures", p.rewriteFailures)
+	writeOK := true
+	var st aof.Stats
+	if aofOn {
+		st = s.aof.Stats()
+		writeOK = st.LastWriteOK
+	}
+	f("aof_last_write_status", okErr(writeOK))
+	f("aof_last_cow_size", 0)
+	f("module_fork_in_progress", 0)
+	f("module_fork_last_cow_size", 0)
+	if s.cfg.AppendOnly && aofOn {
+		f("aof_current_size", st.CurrentSize)
+		f("aof_base_size", st.BaseSize)
+		f("aof_pending_rewrite", b2i(p.rewriteScheduled))
+		f("aof_buffer_length", st.BufferLength)
+		f("aof_pending_bio_fsync", st.PendingBioFsync)
+		f("aof_delayed_fsync", st.DelayedFsync)
+		// Ours, after Redis's fields: group commit at work.
+		f("aof_fsyncs", st.Fsyncs)
+		f("aof_group_commit_avg_cmds", fmt.Sprintf("%.2f", st.AvgCmdsPerFsync))
+		f("aof_group_commit_max_cmds", st.MaxCmdsPerFsync)
+		f("aof_fsync_p50_usec", st.FsyncP50.Microseconds())
+		f("aof_fsync_p99_usec", st.FsyncP99.Microseconds())
+	}
+	if s.loading {
+		f("loading_start_time", p.loadStart.Unix())
+		f("loading_total_bytes", p.loadTotal)
+		f("loading_rdb_used_mem", 0)
+		f("loading_loaded_bytes", p.loadDone)
+		lp := 0.0
+		if p.loadTotal > 0 {
+			lp = float64(p.loadDone) * 100 / float64(p.loadTotal)
+		}
+		f("loading_loaded_perc", fmt.Sprintf("%.2f", lp))
+		f("loading_eta_seconds", 1)
+	}
+}
+
+// ------------------------------------------------------------ shutdown
+
+// prepareShutdown flushes the AOF and saves dump.rdb when configured
+// (under mu), as Redis's prepareForShutdown.
+func (s *Server) prepareShutdown(save, nosave bool) error {
+	s.shutdownPrepared = true
+	if c := s.persist.rdbChild; c != nil {
+		s.log.Warn().Msg("There is a child saving an .rdb. Killing it!")
+		c.kill()
+	}
+	if c := s.persist.aofChild; c != nil {
+		s.log.Warn().Msg("There is a child rewriting the AOF. Killing it!")
+		s.log.Info().Msgf("Killing running AOF rewrite child: %d", c.pid)
+		c.kill()
+	}
+	if s.aof != nil {
+		s.log.Info().Msg("Calling fsync() on the AOF file.")
+		if err := s.aof.Close(); err != nil {
+			return err
+		}
+		s.aof = nil
+	}
+	if (len(s.cfg.Save) > 0 && !nosave) || save {
+		s.log.Info().Msg("Saving the final RDB snapshot before exiting.")
+		if err := s.rdbSaveSync(); err != nil {
+			s.log.Warn().Msg("Error trying to save the DB, can't exit.")
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Server) persistOnShutdown(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.shutdownPrepared {
+		return nil
+	}
+	if s.aof == nil && s.persist.rdbChild == nil && s.persist.aofChild == nil && len(s.cfg.Save) == 0 {
+		return nil
+	}
+	return s.prepareShutdown(false, false)
+}
+
+func (s *Server) flushallSave() {
+	if c := s.persist.rdbChild; c != nil {
+		c.kill()
+	}
+	if len(s.cfg.Save) > 0 {
+		s.rdbSaveSync()
+	}
+}
+
+var _ = syscall.SIGUSR1

@@ -1,0 +1,354 @@
+package server
+
+import (
+	"bytes"
+	"errors"
+	"strconv"
+)
+
+// Request parsing lives on the connection goroutine, outside the executor.
+// It follows Redis's processMultibulkBuffer / processInlineBuffer: the same
+// limits and the same "Protocol error: ..." texts. It never allocates
+// according to a length the client announced: the buffer only grows as
+// bytes really arrive.
+
+const (
+	protoInlineMaxSize = 64 * 1024 // PROTO_INLINE_MAX_SIZE
+	protoIOBufLen      = 16 * 1024 // PROTO_IOBUF_LEN
+)
+
+// protocolError is replied as "-ERR Protocol error: <msg>" and the
+// connection is closed, as Redis does.
+type protocolError struct{ msg string }
+
+func (e *protocolError) Error() string { return "Protocol error: " + e.msg }
+
+var errQueryBufferLimit = errors.New("query buffer limit reached")
+
+// reqReader accumulates bytes from a client and cuts them into commands.
+// Parsed arguments alias buf until the next call to compact.
+type reqReader struct {
+	buf []byte
+	end int // buf[:end] holds data
+	pos int // next unparsed byte
+
+	// state of a multibulk command in progress (starting at cmdStart)
+	cmdStart int
+	mbl      int // remaining bulk arguments, 0 if none in progress
+	bulkLen  int // length of the next bulk, -1 if its header is not read yet
+	marks    []int
+
+	maxBulk     int64 // proto-max-bulk-len
+	maxQueryBuf int64 // client-query-buffer-limit
+	authed      func() bool
+
+	// args of the commands parsed in the current batch, flattened.
+	args   [][]byte
+	cmdIdx []int
+}
+
+func newReqReader() *reqReader {
+	return &reqReader{buf: make([]byte, protoIOBufLen), bulkLen: -1, maxBulk: 512 << 20, maxQueryBuf: 1 << 30}
+}
+
+// space returns the free tail of the buffer to read into, growing or
+// compacting it first as needed.
+func (r *reqReader) space() ([]byte, error) {
+	if r.end == len(r.buf) {
+		// Move the unparsed part to the front if that frees room.
+		start := r.pos
+		if r.mbl > 0 || r.bulkLen >= 0 {
+			start = r.cmdStart
+		}
+		if start > 0 {
+			n := copy(r.buf, r.buf[start:r.end])
+			r.end = n
+			r.pos -= start
+			r.cmdStart -= start
+		}
+		if r.end == len(r.buf) {
+			if int64(len(r.buf)) >= r.maxQueryBuf && r.maxQueryBuf > 0 {
+				return nil, errQueryBufferLimit
+			}
+			want := len(r.buf) * 2
+			// For a big bulk already announced, grow only to what is
+			// needed, and only as its bytes arrive (doubling).
+			nb := make([]byte, want)
+			copy(nb, r.buf[:r.end])
+			r.buf = nb
+		}
+	}
+	return r.buf[r.end:], nil
+}
+
+// commands returns the number of complete commands parsed so far in this
+// batch; argsOf(i) returns the i-th.
+func (r *reqReader) ncmds() int { return len(r.cmdIdx) }
+
+func (r *reqReader) argsOf(i int) [][]byte {
+	end := len(r.args)
+	if i+1 < len(r.cmdIdx) {
+		end = r.cmdIdx[i+1]
+	}
+	return r.args[r.cmdIdx[i]:end:end]
+}
+
+// reset drops the parsed batch and compacts the buffer. Arguments returned
+// before are invalid afterwards.
+func (r *reqReader) reset() {
+	r.args = r.args[:0]
+	r.cmdIdx = r.cmdIdx[:0]
+	start := r.pos
+	if r.mbl > 0 || r.bulkLen >= 0 {
+		start = r.cmdStart
+	}
+	if start == r.end {
+		r.end, r.pos, r.cmdStart = 0, 0, 0
+		if len(r.buf) > 4*protoIOBufLen {
+			r.buf = make([]byte, protoIOBufLen)
+		}
+		return
+	}
+	if start > 0 && start > len(r.buf)/2 {
+		n := copy(r.buf, r.buf[start:r.end])
+		r.end = n
+		r.pos -= start
+		r.cmdStart -= start
+	}
+}
+
+// parse cuts as many complete commands as possible out of the buffer.
+func (r *reqReader) parse() error {
+	for r.pos < r.end {
+		if r.mbl == 0 && r.bulkLen < 0 {
+			if r.buf[r.pos] == '*' {
+				ok, err := r.parseMultibulkHeader()
+				if err != nil || !ok {
+					return err
+				}
+			} else {
+				ok, err := r.parseInline()
+				if err != nil || !ok {
+					return err
+				}
+				continue
+			}
+		}
+		ok, err := r.parseBulks()
+		if err != nil || !ok {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *reqReader) isAuthed() bool { return r.authed == nil || r.authed() }
+
+func (r *reqReader) parseMultibulkHeader() (bool, error) {
+	data := r.buf[r.pos:r.end]
+	nl := bytes.IndexByte(data, '\r')
+	if nl < 0 || nl+1 >= len(data) {
+		if len(data) > protoInlineMaxSize {
+			return false, &protocolError{"too big mbulk count string"}
+		}
+		return false, nil
+	}
+	if nl > protoInlineMaxSize {
+		return false, &protocolError{"too big mbulk count string"}
+	}
+	n, err := strconv.ParseInt(string(data[1:nl]), 10, 64)
+	if err != nil || n > 1<<31-1 {
+		return false, &protocolError{"invalid multibulk length"}
+	}
+	if n > 1024*1024 && !r.isAuthed() {
+		return false, &protocolError{"unauthenticated multibulk length"}
+	}
+	r.cmdStart = r.pos
+	r.pos += nl + 2
+	if n <= 0 {
+		return true, nil // empty command: skipped
+	}
+	r.mbl = int(n)
+	r.bulkLen = -1
+	r.marks = r.marks[:0]
+	return true, nil
+}
+
+func (r *reqReader) parseBulks() (bool, error) {
+	for r.mbl > 0 {
+		if r.bulkLen < 0 {
+			data := r.buf[r.pos:r.end]
+			nl := bytes.IndexByte(data, '\r')
+			if nl < 0 || nl+1 >= len(data) {
+				if len(data) > protoInlineMaxSize {
+					return false, &protocolError{"too big bulk count string"}
+				}
+				return false, nil
+			}
+			if nl > protoInlineMaxSize {
+				return false, &protocolError{"too big bulk count string"}
+			}
+			if data[0] != '$' {
+				return false, &protocolError{"expected '$', got '" + string(data[0]) + "'"}
+			}
+			n, err := strconv.ParseInt(string(data[1:nl]), 10, 64)
+			if err != nil || n < 0 || (r.maxBulk > 0 && n > r.maxBulk) {
+				return false, &protocolError{"invalid bulk length"}
+			}
+			if n > 16384 && !r.isAuthed() {
+				return false, &protocolError{"unauthenticated bulk length"}
+			}
+			r.pos += nl + 2
+			r.bulkLen = int(n)
+		}
+		if r.end-r.pos < r.bulkLen+2 {
+			return false, nil
+		}
+		r.marks = append(r.marks, r.pos-r.cmdStart, r.pos-r.cmdStart+r.bulkLen)
+		r.pos += r.bulkLen + 2 // the CRLF after the data is not checked, as Redis
+		r.bulkLen = -1
+		r.mbl--
+	}
+	r.cmdIdx = append(r.cmdIdx, len(r.args))
+	base := r.buf[r.cmdStart:]
+	for i := 0; i < len(r.marks); i += 2 {
+		r.args = append(r.args, base[r.marks[i]:r.marks[i+1]:r.marks[i+1]])
+	}
+	return true, nil
+}
+
+func (r *reqReader) parseInline() (bool, error) {
+	data := r.buf[r.pos:r.end]
+	nl := bytes.IndexByte(data, '\n')
+	if nl < 0 {
+		if len(data) > protoInlineMaxSize {
+			return false, &protocolError{"too big inline request"}
+		}
+		return false, nil
+	}
+	line := data[:nl]
+	if len(line) > 0 && line[len(line)-1] == '\r' {
+		line = line[:len(line)-1]
+	}
+	argv, ok := splitArgs(line)
+	if !ok {
+		return false, &protocolError{"unbalanced quotes in request"}
+	}
+	r.pos += nl + 1
+	if len(argv) == 0 {
+		return true, nil
+	}
+	r.cmdIdx = append(r.cmdIdx, len(r.args))
+	r.args = append(r.args, argv...)
+	return true, nil
+}
+
+// splitArgs splits a line like Redis's sdssplitargs: whitespace separated,
+// "double quotes" with \n \r \t \b \a \xHH and \<c> escapes, 'single quotes'
+// with \' only; a closing quote must be followed by a space or the end.
+func splitArgs(line []byte) ([][]byte, bool) {
+	var out [][]byte
+	i := 0
+	for {
+		for i < len(line) && isSpace(line[i]) {
+			i++
+		}
+		if i >= len(line) {
+			return out, true
+		}
+		var cur []byte
+		inq, insq := false, false
+		done := false
+		for !done {
+			if inq {
+				if i >= len(line) {
+					return nil, false
+				}
+				c := line[i]
+				if c == '\\' && i+3 < len(line) && line[i+1] == 'x' && isHex(line[i+2]) && isHex(line[i+3]) {
+					cur = append(cur, hexVal(line[i+2])<<4|hexVal(line[i+3]))
+					i += 3
+				} else if c == '\\' && i+1 < len(line) {
+					i++
+					switch line[i] {
+					case 'n':
+						cur = append(cur, '\n')
+					case 'r':
+						cur = append(cur, '\r')
+					case 't':
+						cur = append(cur, '\t')
+					case 'b':
+						cur = append(cur, '\b')
+					case 'a':
+						cur = append(cur, '\a')
+					default:
+						cur = append(cur, line[i])
+					}
+				} else if c == '"' {
+					if i+1 < len(line) && !isSpace(line[i+1]) {
+						return nil, false
+					}
+					done = true
+				} else {
+					cur = append(cur, c)
+				}
+			} else if insq {
+				if i >= len(line) {
+					return nil, false
+				}
+				c := line[i]
+				if c == '\\' && i+1 < len(line) && line[i+1] == '\'' {
+					i++
+					cur = append(cur, '\'')
+				} else if c == '\'' {
+					if i+1 < len(line) && !isSpace(line[i+1]) {
+						return nil, false
+					}
+					done = true
+				} else {
+					cur = append(cur, c)
+				}
+			} else {
+				if i >= len(line) {
+					break
+				}
+				switch c := line[i]; c {
+				case ' ', '\n', '\r', '\t', 0:
+					done = true
+				case '"':
+					inq = true
+				case '\'':
+					insq = true
+				default:
+					cur = append(cur, c)
+				}
+			}
+			if i < len(line) {
+				i++
+			}
+		}
+		if cur == nil {
+			cur = []byte{}
+		}
+		out = append(out, cur)
+	}
+}
+
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\v' || c == '\f'
+}
+
+func isHex(c byte) bool {
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+}
+
+func hexVal(c byte) byte {
+	switch {
+	case c >= '0' && c <= '9':
+		return c - '0'
+	case c >= 'a' && c <= 'f':
+		return c - 'a' + 10
+	default:
+		return c - 'A' + 10
+	}
+}

@@ -1,0 +1,236 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"net"
+	"os"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/aofserver/aofserver/aof"
+	"github.com/aofserver/aofserver/config"
+)
+
+// Version is the Redis version we answer as (INFO redis_version, HELLO).
+const Version = "7.0.15"
+
+// ErrServerClosed is returned by Serve after Shutdown.
+var ErrServerClosed = errors.New("server: closed")
+
+// Server owns the data, the commands and the clients.
+//
+// mu is "the executor": every command runs with mu held, one at a time, in
+// the order the AOF records them. Parsing requests and writing replies stay
+// on connection goroutines, outside mu; waiting for the AOF (write or
+// fsync) happens after mu is released, so the executor never waits on a
+// disk.
+type Server struct {
+	mu sync.Mutex
+
+	cfg      *config.Config
+	log      zerolog.Logger
+	dbs      []*DB
+	commands commandTable
+
+	listeners []net.Listener
+	clients   map[int64]*client
+	nextID    atomic.Int64
+	nclients  atomic.Int64
+
+	aof      *aof.AOF // nil while appendonly is off
+	snap     *snapshot
+	// snapParity is the mark bit every entry carries while no snapshot
+	// runs (see snapshot.go).
+	snapParity bool
+	loading  bool
+	loadingA atomic.Bool
+
+	// propagation of the current execution unit
+	execDepth    int
+	pendingOps   []aof.Op
+	dirty        int64 // rdb_changes_since_last_save
+	curCmdFailed bool
+
+	lruClock uint32
+	rnd      *rand.Rand
+	startAt  time.Time
+	stats    stats
+	persist  persistState
+	pubsub   pubsubState
+	monitors map[*client]struct{}
+	slowlog  slowlog
+	latency  latencyMonitor
+
+	activeExpire bool
+	shutdownPrepared bool
+	usedMemCache int64
+	pausedUntil  time.Time
+	pauseWrites  bool
+
+	closing  chan struct{}
+	doneOnce sync.Once
+	wg       sync.WaitGroup
+	exitFn   func(code int)
+}
+
+type stats struct {
+	totalConns        int64
+	totalCommands     int64
+	rejectedConns     int64
+	expiredKeys       int64
+	expiredStale      int64
+	evictedKeys       int64
+	keyspaceHits      int64
+	keyspaceMisses    int64
+	totalErrorReplies int64
+	netInput          atomic.Int64
+	netOutput         atomic.Int64
+	errorCounts       map[string]int64
+	unexpectedErrs    int64
+	expireCycleCPU    int64
+}
+
+// New builds a server from cfg. It does not load data or listen yet.
+func New(cfg *config.Config, log zerolog.Logger) (*Server, error) {
+	s := &Server{
+		cfg:      cfg,
+		log:      log,
+		commands: builtin,
+		clients:  map[int64]*client{},
+		rnd:      rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(os.Getpid()))),
+		startAt:  time.Now(),
+		monitors: map[*client]struct{}{},
+		closing:  make(chan struct{}),
+		exitFn:   os.Exit,
+		activeExpire: true,
+	}
+	s.stats.errorCounts = map[string]int64{}
+	s.dbs = make([]*DB, cfg.Databases)
+	for i := range s.dbs {
+		s.dbs[i] = newDB(i)
+	}
+	s.pubsub.init()
+	s.slowlog.init()
+	s.latency.init()
+	s.persist.init()
+	s.updateLRUClock()
+	return s, nil
+}
+
+func (s *Server) nowMs() int64 { return time.Now().UnixMilli() }
+
+func (s *Server) updateLRUClock() {
+	s.lruClock = uint32(time.Now().Unix()) & lruMask
+}
+
+func (s *Server) noTouch(c *client) bool { return c != nil && c.noTouch }
+
+// Listen opens the listeners for cfg.Bind/Port (":0" picks a free port).
+func (s *Server) Listen() error {
+	binds := s.cfg.Bind
+	if len(binds) == 0 {
+		binds = []string{"*", "-::*"}
+	}
+	for _, b := range binds {
+		optional := false
+		if len(b) > 0 && b[0] == '-' {
+			optional = true
+			b = b[1:]
+		}
+		host := b
+		network := "tcp"
+		switch b {
+		case "*":
+			host, network = "0.0.0.0", "tcp4"
+		case "::*":
+			host, network = "::", "tcp6"
+		}
+		ln, err := net.Listen(network, net.JoinHostPort(host, strconv.Itoa(s.cfg.Port)))
+		if err != nil {
+			if optional {
+				continue
+			}
+			s.closeListeners()
+			return err
+		}
+		s.listeners = append(s.listeners, ln)
+		if s.cfg.Port == 0 {
+			// Bind the remaining addresses to the same, now chosen, port.
+			s.cfg.Port = ln.Addr().(*net.TCPAddr).Port
+		}
+	}
+	if len(s.listeners) == 0 {
+		return errors.New("no listening address")
+	}
+	return nil
+}
+
+// Addr is the first listener's address.
+func (s *Server) Addr() net.Addr { return s.listeners[0].Addr() }
+
+func (s *Server) closeListeners() {
+	for _, ln := range s.listeners {
+		ln.Close()
+	}
+}
+
+// Serve accepts clients until Shutdown.
+func (s *Server) Serve() error {
+	s.wg.Add(1)
+	go s.cronLoop()
+	var wg sync.WaitGroup
+	for _, ln := range s.listeners {
+		wg.Add(1)
+		go func(ln net.Listener) {
+			defer wg.Done()
+			s.acceptLoop(ln)
+		}(ln)
+	}
+	wg.Wait()
+	return ErrServerClosed
+}
+
+func (s *Server) acceptLoop(ln net.Listener) {
+	for {
+		nc, err := ln.Accept()
+		if err != nil {
+			select {
+			case <-s.closing:
+				return
+			default:
+			}
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			s.log.Warn().Msgf("Accepting client connection: %v", err)
+			time.Sleep(5 * time.Millisecond)
+			continue
+		}
+		go s.serveConn(nc)
+	}
+}
+
+// Shutdown stops accepting, closes clients and persistence.
+func (s *Server) Shutdown(ctx context.Context) error {
+	var err error
+	s.doneOnce.Do(func() {
+		close(s.closing)
+		s.closeListeners()
+		s.mu.Lock()
+		for _, c := range s.clients {
+			c.conn.Close()
+		}
+		s.mu.Unlock()
+		err = s.persistOnShutdown(ctx)
+	})
+	return err
+}
+
+// Closing is closed when the server starts shutting down.
+func (s *Server) Closing() <-chan struct{} { return s.closing }

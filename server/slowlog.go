@@ -1,0 +1,256 @@
+package server
+
+import (
+	"strconv"
+	"strings"
+	"time"
+)
+
+type slowlogEntry struct {
+	id       int64
+	time     int64
+	duration int64
+	argv     [][]byte
+	addr     string
+	name     string
+}
+
+type slowlog struct {
+	entries []slowlogEntry // newest first
+	nextID  int64
+}
+
+func (l *slowlog) init() {}
+
+func (l *slowlog) maybeAdd(s *Server, c *client, argv [][]byte, d time.Duration) {
+	thr := s.cfg.SlowlogLogSlowerThan
+	if thr < 0 || d.Microseconds() < thr {
+		return
+	}
+	max := s.cfg.SlowlogMaxLen
+	// Redis trims argv to 32 args and each arg to 128 bytes.
+	n := len(argv)
+	if n > 32 {
+		n = 32
+	}
+	args := make([][]byte, n)
+	for i := 0; i < n; i++ {
+		if i == 31 && len(argv) > 32 {
+			args[i] = []byte("... (" + strconv.Itoa(len(argv)-31) + " more arguments)")
+			break
+		}
+		a := argv[i]
+		if len(a) > 128 {
+			args[i] = []byte(string(a[:128]) + "... (" + strconv.Itoa(len(a)-128) + " more bytes)")
+		} else {
+			args[i] = cloneBytes(a)
+		}
+	}
+	e := slowlogEntry{id: l.nextID, time: time.Now().Unix(), duration: d.Microseconds(), argv: args, addr: c.addr, name: c.name}
+	l.nextID++
+	l.entries = append([]slowlogEntry{e}, l.entries...)
+	if max >= 0 && len(l.entries) > max {
+		l.entries = l.entries[:max]
+	}
+}
+
+func slowlogGetCommand(c *client, argv [][]byte) {
+	l := &c.srv.slowlog
+	count := int64(10)
+	if len(argv) == 3 {
+		n, ok := parseInt(argv[2])
+		if !ok || n < -1 {
+			c.err("ERR count should be greater than or equal to -1")
+			return
+		}
+		if n == -1 {
+			n = int64(len(l.entries))
+		}
+		count = n
+	} else if len(argv) > 3 {
+		c.err(arityError(c.srv.commands["slowlog"].subs["get"]))
+		return
+	}
+	if count > int64(len(l.entries)) {
+		count = int64(len(l.entries))
+	}
+	c.arrayLen(int(count))
+	for _, e := range l.entries[:count] {
+		c.arrayLen(6)
+		c.integer(e.id)
+		c.integer(e.time)
+		c.integer(e.duration)
+		c.arrayLen(len(e.argv))
+		for _, a := range e.argv {
+			c.bulk(a)
+		}
+		c.bulkString(e.addr)
+		c.bulkString(e.name)
+	}
+}
+
+func slowlogLenCommand(c *client, argv [][]byte) { c.integer(int64(len(c.srv.slowlog.entries))) }
+
+func slowlogResetCommand(c *client, argv [][]byte) {
+	c.srv.slowlog.entries = nil
+	c.ok()
+}
+
+func slowlogHelpCommand(c *client, argv [][]byte) {
+	helpLines(c, []string{
+		"SLOWLOG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+		"GET [<count>]",
+		"    Return top <count> entries from the slowlog (default: 10, -1 mean all).",
+		"    Entries are made of:",
+		"    id, timestamp, time in microseconds, arguments array, client IP and port,",
+		"    client name",
+		"LEN",
+		"    Return the length of the slowlog.",
+		"RESET",
+		"    Reset the slowlog.",
+		"HELP",
+		"    Prints this help.",
+	})
+}
+
+// Latency monitor (LATENCY LATEST/HISTORY/RESET/DOCTOR).
+
+type latencySample struct {
+	time int64
+	ms   int64
+}
+
+type latencyEvent struct {
+	samples []latencySample // ring of up to 160
+	max     int64
+}
+
+type latencyMonitor struct {
+	events map[string]*latencyEvent
+}
+
+func (l *latencyMonitor) init() { l.events = map[string]*latencyEvent{} }
+
+func (l *latencyMonitor) maybeAdd(event string, d time.Duration, thresholdMs int64) {
+	if thresholdMs <= 0 {
+		return
+	}
+	ms := d.Milliseconds()
+	if ms < thresholdMs {
+		return
+	}
+	l.add(event, ms)
+}
+
+func (l *latencyMonitor) add(event string, ms int64) {
+	ev := l.events[event]
+	if ev == nil {
+		ev = &latencyEvent{}
+		l.events[event] = ev
+	}
+	now := time.Now().Unix()
+	if n := len(ev.samples); n > 0 && ev.samples[n-1].time == now {
+		if ms > ev.samples[n-1].ms {
+			ev.samples[n-1].ms = ms
+		}
+	} else {
+		ev.samples = append(ev.samples, latencySample{now, ms})
+		if len(ev.samples) > 160 {
+			ev.samples = ev.samples[1:]
+		}
+	}
+	if ms > ev.max {
+		ev.max = ms
+	}
+}
+
+func latencyLatestCommand(c *client, argv [][]byte) {
+	l := &c.srv.latency
+	names := make([]string, 0, len(l.events))
+	for n := range l.events {
+		names = append(names, n)
+	}
+	c.arrayLen(len(names))
+	for _, n := range names {
+		ev := l.events[n]
+		last := ev.samples[len(ev.samples)-1]
+		c.arrayLen(4)
+		c.bulkString(n)
+		c.integer(last.time)
+		c.integer(last.ms)
+		c.integer(ev.max)
+	}
+}
+
+func latencyHistoryCommand(c *client, argv [][]byte) {
+	ev := c.srv.latency.events[string(argv[2])]
+	if ev == nil {
+		c.emptyArray()
+		return
+	}
+	c.arrayLen(len(ev.samples))
+	for _, s := range ev.samples {
+		c.arrayLen(2)
+		c.integer(s.time)
+		c.integer(s.ms)
+	}
+}
+
+func latencyResetCommand(c *client, argv [][]byte) {
+	l := &c.srv.latency
+	n := 0
+	if len(argv) == 2 {
+		n = len(l.events)
+		l.events = map[string]*latencyEvent{}
+	} else {
+		for _, a := range argv[2:] {
+			if _, ok := l.events[string(a)]; ok {
+				delete(l.events, string(a))
+				n++
+			}
+		}
+	}
+	c.integer(int64(n))
+}
+
+func latencyDoctorCommand(c *client, argv [][]byte) {
+	l := &c.srv.latency
+	var sb strings.Builder
+	if len(l.events) == 0 {
+		if c.srv.cfg.LatencyMonitorThreshold == 0 {
+			sb.WriteString("I'm sorry, Dave, I can't do that. Latency monitoring is disabled in this Redis instance. You may use \"CONFIG SET latency-monitor-threshold <milliseconds>.\" in order to enable it. If we weren't in a deep space mission I'd suggest to take a look at https://redis.io/topics/latency-monitor.\n")
+		} else {
+			sb.WriteString("Dave, no latency spike was observed during the lifetime of this Redis instance, not in the slightest bit. I honestly think you ought to sleep better. Perhaps you should try a faster disk as well.\n")
+		}
+	} else {
+		sb.WriteString("Dave, I have observed latency spikes in this Redis instance. You don't mind talking about it, do you Dave?\n\n")
+		i := 1
+		for n, ev := range l.events {
+			sb.WriteString(strconv.Itoa(i) + ". " + n + ": " + strconv.Itoa(len(ev.samples)) + " latency spikes (worst " + strconv.FormatInt(ev.max, 10) + "ms).\n")
+			i++
+		}
+	}
+	c.bulkString(sb.String())
+}
+
+func latencyHelpCommand(c *client, argv [][]byte) {
+	helpLines(c, []string{
+		"LATENCY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+		"DOCTOR",
+		"    Return a human readable latency analysis report.",
+		"GRAPH <event>",
+		"    Return an ASCII latency graph for the <event> class.",
+		"HISTORY <event>",
+		"    Return time-latency samples for the <event> class.",
+		"LATEST",
+		"    Return the latest latency samples for all events.",
+		"RESET [<event> ...]",
+		"    Reset latency data of one or more <event> classes.",
+		"    (default: reset all data for all event classes)",
+		"HISTOGRAM [COMMAND ...]",
+		"    Return a cumulative distribution of latencies in the format of a histogram for the specified command names.",
+		"    If no commands are specified then all histograms are replied.",
+		"HELP",
+		"    Prints this help.",
+	})
+}

@@ -1,0 +1,892 @@
+package server
+
+import (
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"strconv"
+	"unsafe"
+
+	"github.com/aofserver/aofserver/rdb"
+)
+
+// setObj is a set in one of Redis 7.0's two encodings:
+//
+//   - intset: ints is sorted ascending; used while every member is a
+//     canonical integer (string2ll) and there are at most
+//     set-max-intset-entries of them. SMEMBERS then replies in ascending
+//     order, exactly like Redis;
+//   - hashtable: dict, never converted back.
+type setObj struct {
+	ints []int64
+	dict *dict[struct{}]
+}
+
+func newSetIntset() *setObj { return &setObj{} }
+
+func newSetHashtable(hint int) *setObj { return &setObj{dict: newDict[struct{}](hint)} }
+
+// newSetFor is setTypeCreate: intset if the first member is an integer.
+func newSetFor(first []byte) *setObj {
+	if _, ok := parseCanonicalInt(first); ok {
+		return newSetIntset()
+	}
+	return newSetHashtable(0)
+}
+
+func (o *setObj) encoding() string {
+	if o.dict != nil {
+		return "hashtable"
+	}
+	return "intset"
+}
+
+func (o *setObj) length() int {
+	if o.dict != nil {
+		return o.dict.Len()
+	}
+	return len(o.ints)
+}
+
+func (o *setObj) intIndex(v int64) (int, bool) {
+	return slices.BinarySearch(o.ints, v)
+}
+
+func (o *setObj) contains(m []byte) bool {
+	if o.dict != nil {
+		_, ok := o.dict.Get(bstr(m))
+		return ok
+	}
+	v, ok := parseCanonicalInt(m)
+	if !ok {
+		return false
+	}
+	_, found := o.intIndex(v)
+	return found
+}
+
+func (o *setObj) convertToHashtable() {
+	if o.dict != nil {
+		return
+	}
+	d := newDict[struct{}](len(o.ints))
+	var buf [20]byte
+	for _, v := range o.ints {
+		d.Set(string(strconv.AppendInt(buf[:0], v, 10)), struct{}{})
+	}
+	o.ints, o.dict = nil, d
+}
+
+// add inserts m (copied); it reports whether it was new.
+func (o *setObj) add(s *Server, m []byte) bool {
+	if o.dict == nil {
+		if v, ok := parseCanonicalInt(m); ok {
+			i, found := o.intIndex(v)
+			if found {
+				return false
+			}
+			o.ints = slices.Insert(o.ints, i, v)
+			if len(o.ints) > s.cfg.SetMaxIntsetEntries {
+				o.convertToHashtable()
+			}
+			return true
+		}
+		o.convertToHashtable()
+	}
+	if _, ok := o.dict.Get(bstr(m)); ok {
+		return false
+	}
+	o.dict.Set(string(m), struct{}{})
+	return true
+}
+
+// remove deletes m; it reports whether it was present.
+func (o *setObj) remove(m []byte) bool {
+	if o.dict != nil {
+		_, ok := o.dict.Delete(bstr(m))
+		return ok
+	}
+	v, ok := parseCanonicalInt(m)
+	if !ok {
+		return false
+	}
+	i, found := o.intIndex(v)
+	if !found {
+		return false
+	}
+	o.ints = slices.Delete(o.ints, i, i+1)
+	return true
+}
+
+// each calls fn for every member: ascending for an intset, table order for
+// a hashtable. The slice passed is only valid during the call.
+func (o *setObj) each(fn func(m []byte) bool) {
+	if o.dict != nil {
+		o.dict.Range(func(k string, _ *struct{}) bool {
+			return fn(unsafe.Slice(unsafe.StringData(k), len(k)))
+		})
+		return
+	}
+	var buf [20]byte
+	for _, v := range o.ints {
+		if !fn(strconv.AppendInt(buf[:0], v, 10)) {
+			return
+		}
+	}
+}
+
+// random returns a random member as an owned copy (setTypeRandomElement).
+func (o *setObj) random(r *rand.Rand) []byte {
+	if o.dict != nil {
+		k, _, _ := o.dict.RandomKey(r)
+		return []byte(k)
+	}
+	return strconv.AppendInt(nil, o.ints[r.IntN(len(o.ints))], 10)
+}
+
+func (o *setObj) clone() *setObj {
+	if o.dict == nil {
+		return &setObj{ints: slices.Clone(o.ints)}
+	}
+	out := newSetHashtable(o.dict.Len())
+	o.dict.Range(func(k string, _ *struct{}) bool {
+		out.dict.Set(k, struct{}{})
+		return true
+	})
+	return out
+}
+
+func (o *setObj) memUsage() int64 {
+	n := int64(unsafe.Sizeof(*o))
+	if o.dict == nil {
+		return n + 8*int64(cap(o.ints))
+	}
+	n += o.dict.MemoryUsage()
+	o.dict.Range(func(k string, _ *struct{}) bool {
+		n += int64(len(k))
+		return true
+	})
+	return n
+}
+
+func (o *setObj) toRDB() *rdb.Value {
+	v := &rdb.Value{Kind: rdb.KindSet, Encoding: rdb.EncIntset, Set: make([][]byte, 0, o.length())}
+	if o.dict != nil {
+		v.Encoding = rdb.EncHashtable
+		o.dict.Range(func(k string, _ *struct{}) bool {
+			v.Set = append(v.Set, []byte(k))
+			return true
+		})
+		return v
+	}
+	o.each(func(m []byte) bool {
+		v.Set = append(v.Set, cloneBytes(m))
+		return true
+	})
+	return v
+}
+
+// setFromRDB builds a set with the encoding Redis's loader gives it.
+func setFromRDB(v *rdb.Value, s *Server) *setObj {
+	if rdb.LoadedEncoding(v, serverLimits(s)) == rdb.EncIntset {
+		o := &setObj{ints: make([]int64, 0, len(v.Set))}
+		for _, m := range v.Set {
+			if x, ok := parseCanonicalInt(m); ok {
+				o.ints = append(o.ints, x)
+			}
+		}
+		if len(o.ints) == len(v.Set) {
+			slices.Sort(o.ints)
+			o.ints = slices.Compact(o.ints)
+			return o
+		}
+	}
+	o := newSetHashtable(len(v.Set))
+	for _, m := range v.Set {
+		o.dict.Set(string(m), struct{}{})
+	}
+	return o
+}
+
+func init() {
+	st := func(name string, arity int, flags uint64, first, last, step int, proc cmdProc, summary, since string, acl ...string) *command {
+		return &command{name: name, arity: arity, flags: flags, firstKey: first, lastKey: last, step: step, proc: proc, group: "set", summary: summary, since: since, acl: append([]string{"@set"}, acl...)}
+	}
+	w, r := cmdWrite|cmdDenyOOM, cmdReadonly
+	register(
+		st("sadd", -3, w|cmdFast, 1, 1, 1, saddCommand, "Add one or more members to a set", "1.0.0", "@write", "@fast"),
+		st("srem", -3, cmdWrite|cmdFast, 1, 1, 1, sremCommand, "Remove one or more members from a set", "1.0.0", "@write", "@fast"),
+		st("smembers", 2, r, 1, 1, 1, smembersCommand, "Get all the members in a set", "1.0.0", "@read", "@slow"),
+		st("sismember", 3, r|cmdFast, 1, 1, 1, sismemberCommand, "Determine if a given value is a member of a set", "1.0.0", "@read", "@fast"),
+		st("smismember", -3, r|cmdFast, 1, 1, 1, smismemberCommand, "Returns the membership associated with the given elements for a set", "6.2.0", "@read", "@fast"),
+		st("scard", 2, r|cmdFast, 1, 1, 1, scardCommand, "Get the number of members in a set", "1.0.0", "@read", "@fast"),
+		st("spop", -2, cmdWrite|cmdFast, 1, 1, 1, spopCommand, "Remove and return one or multiple random members from a set", "1.0.0", "@write", "@fast"),
+		st("srandmember", -2, r, 1, 1, 1, srandmemberCommand, "Get one or multiple random members from a set", "1.0.0", "@read", "@slow"),
+		st("smove", 4, cmdWrite|cmdFast, 1, 2, 1, smoveCommand, "Move a member from one set to another", "1.0.0", "@write", "@fast"),
+		st("sinter", -2, r, 1, -1, 1, sinterCommand, "Intersect multiple sets", "1.0.0", "@read", "@slow"),
+		st("sinterstore", -3, w, 1, -1, 1, sinterstoreCommand, "Intersect multiple sets and store the resulting set in a key", "1.0.0", "@write", "@slow"),
+		st("sintercard", -3, r, 2, 2, 1, sintercardCommand, "Intersect multiple sets and return the cardinality of the result", "7.0.0", "@read", "@slow"),
+		st("sunion", -2, r, 1, -1, 1, sunionCommand, "Add multiple sets", "1.0.0", "@read", "@slow"),
+		st("sunionstore", -3, w, 1, -1, 1, sunionstoreCommand, "Add multiple sets and store the resulting set in a key", "1.0.0", "@write", "@slow"),
+		st("sdiff", -2, r, 1, -1, 1, sdiffCommand, "Subtract multiple sets", "1.0.0", "@read", "@slow"),
+		st("sdiffstore", -3, w, 1, -1, 1, sdiffstoreCommand, "Subtract multiple sets and store the resulting set in a key", "1.0.0", "@write", "@slow"),
+		st("sscan", -3, r, 1, 1, 1, sscanCommand, "Incrementally iterate Set elements", "2.8.0", "@read", "@slow"),
+	)
+}
+
+// setRead returns key's set (nil if absent); wrong reports that a
+// WRONGTYPE error was replied.
+func (s *Server) setRead(c *client, key []byte) (o *setObj, wrong bool) {
+	e, ok := s.lookupRead(c, key)
+	if !ok {
+		return nil, false
+	}
+	if e.typ() != typSet {
+		c.errWrongType()
+		return nil, true
+	}
+	return (*setObj)(e.ptr), false
+}
+
+func (s *Server) setWrite(c *client, key []byte) (o *setObj, wrong bool) {
+	p := s.lookupWrite(c, key)
+	if p == nil {
+		return nil, false
+	}
+	if p.typ() != typSet {
+		c.errWrongType()
+		return nil, true
+	}
+	return (*setObj)(p.ptr), false
+}
+
+func saddCommand(c *client, argv [][]byte) {
+	s := c.srv
+	key := argv[1]
+	o, wrong := s.setWrite(c, key)
+	if wrong {
+		return
+	}
+	if o == nil {
+		o = newSetFor(argv[2])
+		s.addKey(c.db, key, newObjEntry(typSet, unsafe.Pointer(o)))
+	}
+	added := 0
+	for _, m := range argv[2:] {
+		if o.add(s, m) {
+			added++
+		}
+	}
+	if added > 0 {
+		s.dirty += int64(added)
+		s.signalModifiedKey(c.db, key)
+	}
+	c.integer(int64(added))
+}
+
+func sremCommand(c *client, argv [][]byte) {
+	s := c.srv
+	key := argv[1]
+	o, wrong := s.setWrite(c, key)
+	if wrong {
+		return
+	}
+	if o == nil {
+		c.integer(0)
+		return
+	}
+	deleted := 0
+	for _, m := range argv[2:] {
+		if o.remove(m) {
+			deleted++
+			if o.length() == 0 {
+				s.deleteKey(c.db, key)
+				break
+			}
+		}
+	}
+	if deleted > 0 {
+		s.dirty += int64(deleted)
+		s.signalModifiedKey(c.db, key)
+	}
+	c.integer(int64(deleted))
+}
+
+// replySet writes every member of o as an array.
+func replySet(c *client, o *setObj) {
+	c.arrayLen(o.length())
+	o.each(func(m []byte) bool {
+		c.bulk(m)
+		return true
+	})
+}
+
+func smembersCommand(c *client, argv [][]byte) {
+	o, wrong := c.srv.setRead(c, argv[1])
+	if wrong {
+		return
+	}
+	if o == nil {
+		c.emptyArray()
+		return
+	}
+	replySet(c, o)
+}
+
+func sismemberCommand(c *client, argv [][]byte) {
+	o, wrong := c.srv.setRead(c, argv[1])
+	if wrong {
+		return
+	}
+	if o != nil && o.contains(argv[2]) {
+		c.integer(1)
+	} else {
+		c.integer(0)
+	}
+}
+
+func smismemberCommand(c *client, argv [][]byte) {
+	o, wrong := c.srv.setRead(c, argv[1])
+	if wrong {
+		return
+	}
+	c.arrayLen(len(argv) - 2)
+	for _, m := range argv[2:] {
+		if o != nil && o.contains(m) {
+			c.integer(1)
+		} else {
+			c.integer(0)
+		}
+	}
+}
+
+func scardCommand(c *client, argv [][]byte) {
+	o, wrong := c.srv.setRead(c, argv[1])
+	if wrong {
+		return
+	}
+	if o == nil {
+		c.integer(0)
+		return
+	}
+	c.integer(int64(o.length()))
+}
+
+func spopCommand(c *client, argv [][]byte) {
+	s := c.srv
+	if len(argv) == 3 {
+		spopWithCount(c, argv)
+		return
+	}
+	if len(argv) > 3 {
+		c.errSyntax()
+		return
+	}
+	key := argv[1]
+	o, wrong := s.setWrite(c, key)
+	if wrong {
+		return
+	}
+	if o == nil {
+		c.nullBulk()
+		return
+	}
+	m := o.random(s.rnd)
+	o.remove(m)
+	c.bulk(m)
+	c.rewriteArgv([]byte("SREM"), cloneBytes(key), m)
+	if o.length() == 0 {
+		s.deleteKey(c.db, key)
+	}
+	s.dirty++
+	s.signalModifiedKey(c.db, key)
+}
+
+// spopWithCount is spopWithCountCommand. Every popped member is logged as
+// its own SREM (wrapped in MULTI/EXEC by the dispatcher when there are
+// several); popping the whole set is logged as DEL.
+func spopWithCount(c *client, argv [][]byte) {
+	s := c.srv
+	n, ok := parseInt(argv[2])
+	if !ok {
+		c.errNotInt()
+		return
+	}
+	if n < 0 {
+		c.err("ERR value is out of range, must be positive")
+		return
+	}
+	key := argv[1]
+	o, wrong := s.setWrite(c, key)
+	if wrong {
+		return
+	}
+	if o == nil || n == 0 {
+		c.emptyArray()
+		return
+	}
+	size := o.length()
+	if n >= int64(size) {
+		replySetUnion(c, s, []*setObj{o})
+		s.deleteKey(c.db, key)
+		s.dirty++
+		s.signalModifiedKey(c.db, key)
+		c.rewriteArgv([]byte("DEL"), cloneBytes(key))
+		return
+	}
+	c.preventPropagation()
+	c.arrayLen(int(n))
+	for i := int64(0); i < n; i++ {
+		m := o.random(s.rnd)
+		o.remove(m)
+		c.bulk(m)
+		s.propagate(c.db.id, [][]byte{[]byte("SREM"), cloneBytes(key), m})
+	}
+	s.dirty += n
+	s.signalModifiedKey(c.db, key)
+}
+
+func srandmemberCommand(c *client, argv [][]byte) {
+	s := c.srv
+	if len(argv) == 3 {
+		srandmemberWithCount(c, argv)
+		return
+	}
+	if len(argv) > 3 {
+		c.errSyntax()
+		return
+	}
+	o, wrong := s.setRead(c, argv[1])
+	if wrong {
+		return
+	}
+	if o == nil {
+		c.nullBulk()
+		return
+	}
+	c.bulk(o.random(s.rnd))
+}
+
+// srandmemberWithCount follows srandmemberWithCountCommand: a negative
+// count allows repeats and returns exactly -count members; a positive one
+// returns min(count, size) distinct members.
+func srandmemberWithCount(c *client, argv [][]byte) {
+	s := c.srv
+	l, ok := parseInt(argv[2])
+	if !ok {
+		c.errNotInt()
+		return
+	}
+	if l == -1<<63 {
+		c.err("ERR value is out of range, must be between -9223372036854775807 and 9223372036854775807")
+		return
+	}
+	o, wrong := s.setRead(c, argv[1])
+	if wrong {
+		return
+	}
+	if o == nil || l == 0 {
+		c.emptyArray()
+		return
+	}
+	uniq := l > 0
+	count := l
+	if !uniq {
+		count = -l
+	}
+	size := int64(o.length())
+	if !uniq || count == 1 {
+		c.arrayLen(int(count))
+		for i := int64(0); i < count; i++ {
+			c.bulk(o.random(s.rnd))
+		}
+		return
+	}
+	if count >= size {
+		replySetUnion(c, s, []*setObj{o})
+		return
+	}
+	// Distinct random members: a partial Fisher-Yates over the members
+	// when the sample is large, random draws with rejection otherwise.
+	c.arrayLen(int(count))
+	if count*3 > size {
+		all := make([][]byte, 0, size)
+		o.each(func(m []byte) bool {
+			all = append(all, cloneBytes(m))
+			return true
+		})
+		for i := 0; i < int(count); i++ {
+			j := i + s.rnd.IntN(len(all)-i)
+			all[i], all[j] = all[j], all[i]
+			c.bulk(all[i])
+		}
+		return
+	}
+	seen := make(map[string]struct{}, count)
+	for int64(len(seen)) < count {
+		m := o.random(s.rnd)
+		if _, dup := seen[string(m)]; dup {
+			continue
+		}
+		seen[string(m)] = struct{}{}
+		c.bulk(m)
+	}
+}
+
+func smoveCommand(c *client, argv [][]byte) {
+	s := c.srv
+	srcKey, dstKey, m := argv[1], argv[2], argv[3]
+	src := s.lookupWrite(c, srcKey)
+	dst := s.lookupWrite(c, dstKey)
+	if src == nil {
+		c.integer(0)
+		return
+	}
+	if src.typ() != typSet || (dst != nil && dst.typ() != typSet) {
+		c.errWrongType()
+		return
+	}
+	so := (*setObj)(src.ptr)
+	var do *setObj
+	if dst != nil {
+		do = (*setObj)(dst.ptr)
+	}
+	if so == do {
+		if so.contains(m) {
+			c.integer(1)
+		} else {
+			c.integer(0)
+		}
+		return
+	}
+	if !so.remove(m) {
+		c.integer(0)
+		return
+	}
+	if so.length() == 0 {
+		s.deleteKey(c.db, srcKey)
+	}
+	if do == nil {
+		do = newSetFor(m)
+		s.addKey(c.db, dstKey, newObjEntry(typSet, unsafe.Pointer(do)))
+	}
+	s.signalModifiedKey(c.db, srcKey)
+	s.signalModifiedKey(c.db, dstKey)
+	s.dirty++
+	if do.add(s, m) {
+		s.dirty++
+	}
+	c.integer(1)
+}
+
+// setsForRead looks up keys as sets; a missing key is nil. ok=false after
+// a WRONGTYPE reply.
+func (s *Server) setsForRead(c *client, keys [][]byte, write bool) ([]*setObj, bool) {
+	out := make([]*setObj, len(keys))
+	for i, k := range keys {
+		var e entry
+		var found bool
+		if write {
+			if p := s.lookupWrite(c, k); p != nil {
+				e, found = *p, true
+			}
+		} else {
+			e, found = s.lookupRead(c, k)
+		}
+		if !found {
+			continue
+		}
+		if e.typ() != typSet {
+			c.errWrongType()
+			return nil, false
+		}
+		out[i] = (*setObj)(e.ptr)
+	}
+	return out, true
+}
+
+func sinterCommand(c *client, argv [][]byte)      { sinterGeneric(c, argv[1:], nil, 0, false) }
+func sinterstoreCommand(c *client, argv [][]byte) { sinterGeneric(c, argv[2:], argv[1], 0, false) }
+
+func sintercardCommand(c *client, argv [][]byte) {
+	numkeys, ok := parseInt(argv[1])
+	if !ok || numkeys < 1 {
+		c.err("ERR numkeys should be greater than 0")
+		return
+	}
+	if numkeys > int64(len(argv)-2) {
+		c.err("ERR Number of keys can't be greater than number of args")
+		return
+	}
+	var limit int64
+	for j := 2 + int(numkeys); j < len(argv); j++ {
+		if eqFold(argv[j], "limit") && j+1 < len(argv) {
+			j++
+			v, ok := parseInt(argv[j])
+			if !ok || v < 0 {
+				c.err("ERR LIMIT can't be negative")
+				return
+			}
+			limit = v
+			continue
+		}
+		c.errSyntax()
+		return
+	}
+	sinterGeneric(c, argv[2:2+numkeys], nil, limit, true)
+}
+
+// sinterGeneric is sinterGenericCommand: iterate the smallest set and keep
+// the members found in all the others.
+func sinterGeneric(c *client, keys [][]byte, dst []byte, limit int64, cardOnly bool) {
+	s := c.srv
+	sets, ok := s.setsForRead(c, keys, dst != nil)
+	if !ok {
+		return
+	}
+	empty := false
+	for _, o := range sets {
+		if o == nil {
+			empty = true
+		}
+	}
+	if empty {
+		switch {
+		case cardOnly:
+			c.integer(0)
+		case dst != nil:
+			if s.deleteKey(c.db, dst) {
+				s.dirty++
+				s.signalModifiedKey(c.db, dst)
+			}
+			c.integer(0)
+		default:
+			c.emptyArray()
+		}
+		return
+	}
+	sort.SliceStable(sets, func(i, j int) bool { return sets[i].length() < sets[j].length() })
+	var res [][]byte
+	var card int64
+	sets[0].each(func(m []byte) bool {
+		for _, o := range sets[1:] {
+			if o == sets[0] {
+				continue
+			}
+			if !o.contains(m) {
+				return true
+			}
+		}
+		card++
+		if !cardOnly {
+			res = append(res, cloneBytes(m))
+		}
+		return limit == 0 || card < limit
+	})
+	switch {
+	case cardOnly:
+		c.integer(card)
+	case dst != nil:
+		out := newSetIntset()
+		for _, m := range res {
+			out.add(s, m)
+		}
+		storeSetResult(c, s, dst, out)
+	default:
+		c.arrayLen(len(res))
+		for _, m := range res {
+			c.bulk(m)
+		}
+	}
+}
+
+// storeSetResult stores a STORE variant's result (deleting dst when it is
+// empty) and replies its size.
+func storeSetResult(c *client, s *Server, dst []byte, out *setObj) {
+	if out.length() == 0 {
+		if s.deleteKey(c.db, dst) {
+			s.dirty++
+			s.signalModifiedKey(c.db, dst)
+		}
+		c.integer(0)
+		return
+	}
+	s.setKey(c.db, dst, newObjEntry(typSet, unsafe.Pointer(out)), false)
+	s.dirty++
+	s.signalModifiedKey(c.db, dst)
+	c.integer(int64(out.length()))
+}
+
+// replySetUnion replies the union of sets built the way Redis's
+// sunionDiffGenericCommand does (into a fresh intset that converts as
+// needed), so the order matches Redis for integer results.
+func replySetUnion(c *client, s *Server, sets []*setObj) {
+	out := newSetIntset()
+	for _, o := range sets {
+		if o == nil {
+			continue
+		}
+		o.each(func(m []byte) bool {
+			out.add(s, m)
+			return true
+		})
+	}
+	replySet(c, out)
+}
+
+func sunionCommand(c *client, argv [][]byte)      { sunionDiffGeneric(c, argv[1:], nil, false) }
+func sunionstoreCommand(c *client, argv [][]byte) { sunionDiffGeneric(c, argv[2:], argv[1], false) }
+func sdiffCommand(c *client, argv [][]byte)       { sunionDiffGeneric(c, argv[1:], nil, true) }
+func sdiffstoreCommand(c *client, argv [][]byte)  { sunionDiffGeneric(c, argv[2:], argv[1], true) }
+
+func sunionDiffGeneric(c *client, keys [][]byte, dst []byte, diff bool) {
+	s := c.srv
+	sets, ok := s.setsForRead(c, keys, dst != nil)
+	if !ok {
+		return
+	}
+	out := newSetIntset()
+	if !diff {
+		for _, o := range sets {
+			if o == nil {
+				continue
+			}
+			o.each(func(m []byte) bool {
+				out.add(s, m)
+				return true
+			})
+		}
+	} else if sets[0] != nil {
+		sets[0].each(func(m []byte) bool {
+			for _, o := range sets[1:] {
+				if o == sets[0] {
+					return true
+				}
+				if o != nil && o.contains(m) {
+					return true
+				}
+			}
+			out.add(s, m)
+			return true
+		})
+	}
+	if dst != nil {
+		storeSetResult(c, s, dst, out)
+		return
+	}
+	replySet(c, out)
+}
+
+func sscanCommand(c *client, argv [][]byte) {
+	cursor, ok := parseScanCursor(c, argv[2])
+	if !ok {
+		return
+	}
+	o, wrong := c.srv.setRead(c, argv[1])
+	if wrong {
+		return
+	}
+	if o == nil {
+		c.addReplyString("*2\r\n$1\r\n0\r\n*0\r\n")
+		return
+	}
+	opts, ok := parseCollScanOpts(c, argv[3:])
+	if !ok {
+		return
+	}
+	var items [][]byte
+	if o.dict == nil {
+		o.each(func(m []byte) bool {
+			items = append(items, cloneBytes(m))
+			return true
+		})
+		cursor = 0
+	} else {
+		items, cursor = collScanDict(o.dict, cursor, opts.count, func(out [][]byte, k string, _ *struct{}) [][]byte {
+			return append(out, []byte(k))
+		})
+	}
+	replyScan(c, cursor, opts.filter(items, 1))
+}
+
+// collScanOpts are the options of HSCAN/SSCAN/ZSCAN.
+type collScanOpts struct {
+	count int64
+	pat   []byte
+}
+
+// parseCollScanOpts parses [MATCH pattern] [COUNT n] as scanGenericCommand
+// does for a key's elements (TYPE is a syntax error there).
+func parseCollScanOpts(c *client, args [][]byte) (collScanOpts, bool) {
+	o := collScanOpts{count: 10}
+	for i := 0; i < len(args); i += 2 {
+		if i+1 >= len(args) {
+			c.errSyntax()
+			return o, false
+		}
+		switch {
+		case eqFold(args[i], "count"):
+			n, ok := parseInt(args[i+1])
+			if !ok {
+				c.errNotInt()
+				return o, false
+			}
+			if n < 1 {
+				c.errSyntax()
+				return o, false
+			}
+			o.count = n
+		case eqFold(args[i], "match"):
+			o.pat = args[i+1]
+			if len(o.pat) == 1 && o.pat[0] == '*' {
+				o.pat = nil
+			}
+		default:
+			c.errSyntax()
+			return o, false
+		}
+	}
+	return o, true
+}
+
+// filter drops the groups of per items whose first item does not match.
+func (o *collScanOpts) filter(items [][]byte, per int) [][]byte {
+	if o.pat == nil {
+		return items
+	}
+	out := items[:0]
+	for i := 0; i+per <= len(items); i += per {
+		if globMatch(o.pat, items[i], false) {
+			out = append(out, items[i:i+per]...)
+		}
+	}
+	return out
+}
+
+// collScanDict runs Redis's scan loop over a dict: buckets until the
+// collected item count (fields and values both count, as in Redis) reaches
+// count or count*10 buckets have been visited.
+func collScanDict[V any](d *dict[V], cursor uint64, count int64, emit func(out [][]byte, k string, v *V) [][]byte) ([][]byte, uint64) {
+	var items [][]byte
+	maxIter := count * 10
+	for {
+		cursor = d.Scan(cursor, func(k string, v *V) { items = emit(items, k, v) })
+		if cursor == 0 {
+			break
+		}
+		maxIter--
+		if maxIter < 0 || int64(len(items)) >= count {
+			break
+		}
+	}
+	return items, cursor
+}
+
+func replyScan(c *client, cursor uint64, items [][]byte) {
+	c.arrayLen(2)
+	c.bulkString(strconv.FormatUint(cursor, 10))
+	c.arrayLen(len(items))
+	for _, it := range items {
+		c.bulk(it)
+	}
+}
