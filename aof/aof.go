@@ -399,4 +399,8 @@ func (a *AOF) delHistoryLocked() {
 			a.log.Warn().Msgf("Fail to remove the history file %s: %s", h.Name, Strerror(err))
 		}
 	}
+	// Best effort: make the removals durable too (leftovers would be harmless).
+	if err := a.fsys.SyncDir(a.aofDir); err != nil {
+		a.log.Warn().Msgf("Fail to fsync AOF directory %s: %s.", a.aofDir, Strerror(err))
+	}
 }

@@ -67,7 +67,11 @@ func TestLoadGoldenMultipartHistory(t *testing.T) {
 func TestLoadGoldenTwoIncr(t *testing.T) {
 	a, _, _ := openGolden(t, "two-incr")
 	l := &recLoader{}
-	st, err := a.Load(l, nil)
+	var calls, lastLoaded, lastTotal int64
+	st, err := a.Load(l, func(loaded, total int64) { calls++; lastLoaded, lastTotal = loaded, total })
+	if calls == 0 || lastLoaded != 89+304 || lastTotal != 89+304 {
+		t.Fatalf("progress: %d calls, last %d/%d", calls, lastLoaded, lastTotal)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

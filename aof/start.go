@@ -7,8 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-
-	"github.com/aofserver/aofserver/manifest"
 )
 
 // Start opens the last incr file for appending (Redis's
@@ -200,11 +198,4 @@ func (a *AOF) Close() error {
 	a.term.CompareAndSwap(nil, &t)
 	a.broadcast()
 	return err
-}
-
-// currentManifest returns the durable manifest; caller must not modify it.
-func (a *AOF) currentManifest() *manifest.Manifest {
-	a.manMu.Lock()
-	defer a.manMu.Unlock()
-	return a.man
 }

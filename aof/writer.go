@@ -1,7 +1,6 @@
 package aof
 
 import (
-	"errors"
 	"fmt"
 	"time"
 )
@@ -104,18 +103,21 @@ func (a *AOF) step(w *writerState) bool {
 
 	progress := false
 	if len(w.pending) > 0 {
-		if !a.writePending(w, policy) {
+		if err := a.writePending(w, policy); err != nil {
 			if rot != nil {
 				// Never write post-switch bytes behind pre-switch bytes that
 				// are still unwritten: fail the rewrite, keep the old incr.
-				a.failRotation(rot, *a.writeErr.Load())
+				a.failRotation(rot, err)
 			}
 			return false
 		}
 		progress = true
 	}
 	if policy == Always && a.syncedOff.Load() < a.writtenOff.Load() {
-		if !a.syncAlways() {
+		if err := a.syncAlways(); err != nil {
+			if rot != nil {
+				a.failRotation(rot, err)
+			}
 			return false
 		}
 	}
@@ -128,9 +130,9 @@ func (a *AOF) step(w *writerState) bool {
 }
 
 // writePending writes w.pending to the current incr file. Durable after it
-// returns true: nothing (the bytes are in the page cache). On failure it
-// applies Redis's rules (spec §5.2 step 5) and returns false.
-func (a *AOF) writePending(w *writerState, policy Policy) bool {
+// returns nil: nothing (the bytes are in the page cache). On failure it
+// applies Redis's rules (spec §5.2 step 5) and returns the error.
+func (a *AOF) writePending(w *writerState, policy Policy) error {
 	seg := a.cur
 	syncS := a.syncStart.Load()
 	nw, err := seg.f.Write(w.pending)
@@ -144,7 +146,8 @@ func (a *AOF) writePending(w *writerState, policy Policy) bool {
 		err = fmt.Errorf("short write (%d of %d bytes)", nw, len(w.pending))
 	}
 	if err != nil {
-		return a.writeFailed(w, seg, nw, err, policy)
+		a.writeFailed(w, seg, nw, err, policy)
+		return err
 	}
 	a.wrote(w, nw, w.pendingCmds)
 	w.pending, w.pendingCmds = w.pending[:0], 0
@@ -152,7 +155,7 @@ func (a *AOF) writePending(w *writerState, policy Policy) bool {
 		a.writeErr.Store(nil)
 		a.log.Warn().Msg("AOF write error looks solved, Redis can write again.")
 	}
-	return true
+	return nil
 }
 
 // wrote accounts for n bytes that reached the file.
@@ -166,7 +169,7 @@ func (a *AOF) wrote(w *writerState, n int, cmds int64) {
 	a.writtenCmds.Add(cmds)
 }
 
-func (a *AOF) writeFailed(w *writerState, seg *segment, nw int, err error, policy Policy) bool {
+func (a *AOF) writeFailed(w *writerState, seg *segment, nw int, err error, policy Policy) {
 	a.mu.Lock()
 	logIt := time.Since(a.lastWriteLog) > writeLogEvery
 	if logIt {
@@ -190,18 +193,17 @@ func (a *AOF) writeFailed(w *writerState, seg *segment, nw int, err error, polic
 	if policy == Always {
 		a.log.Warn().Msg("Can't recover from AOF write error when the AOF fsync policy is 'always'. Exiting...")
 		a.setFatal(err)
-		return false
+		return
 	}
 	a.writeErr.Store(&err)
-	return false
 }
 
 // syncAlways fdatasyncs the current incr under the Always policy. Durable
-// after it returns true: every byte written so far (writtenOff). A failure is
+// after it returns nil: every byte written so far (writtenOff). A failure is
 // fatal and never retried (fsyncgate): the kernel may have dropped the pages.
-func (a *AOF) syncAlways() bool {
+func (a *AOF) syncAlways() error {
 	if a.skipFsync() {
-		return true
+		return nil
 	}
 	seg := a.cur
 	w := a.writtenOff.Load()
@@ -214,11 +216,11 @@ func (a *AOF) syncAlways() bool {
 	if err != nil {
 		a.log.Warn().Msgf("Can't persist AOF for fsync error when the AOF fsync policy is 'always': %s. Exiting...", Strerror(err))
 		a.setFatal(err)
-		return false
+		return err
 	}
 	a.advanceSynced(w)
 	a.recordFsync(d, cmds)
-	return true
+	return nil
 }
 
 // publishAck moves the offset Wait waits for: synced bytes under Always
@@ -356,5 +358,3 @@ func (a *AOF) everysecSync() {
 	a.advanceSynced(w)
 	a.recordFsync(d, cmds)
 }
-
-var errNoIncr = errors.New("aof: no incr file open")

@@ -2,9 +2,9 @@ package aof
 
 import (
 	"bytes"
-	"io"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"sync"

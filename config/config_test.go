@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -138,7 +139,7 @@ func TestSyntaxErrors(t *testing.T) {
 	}
 }
 
-func itoa(n int) string { return strings.TrimSpace(strings.Repeat(" ", 0) + string(rune('0'+n))) }
+func itoa(n int) string { return strconv.Itoa(n) }
 
 func TestInclude(t *testing.T) {
 	dir := t.TempDir()

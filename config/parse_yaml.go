@@ -86,7 +86,7 @@ func lineAt(lines []string, n int) string {
 // yamlLines turns a YAML value into the argument lists of directive lines.
 func yamlLines(name string, v *yaml.Node) ([][]string, bool) {
 	d, _ := lookup(name)
-	multi := d != nil && d.has(fMultiArg) || d == nil
+	multi := d != nil && d.has(fMultiArg)
 	scalar := func(n *yaml.Node) string {
 		if n.Tag == "!!null" {
 			return ""
@@ -103,7 +103,7 @@ func yamlLines(name string, v *yaml.Node) ([][]string, bool) {
 	}
 	argsOf := func(n *yaml.Node) []string {
 		s := scalar(n)
-		if multi && d != nil {
+		if multi {
 			if f := strings.Fields(s); len(f) > 0 {
 				return f
 			}

@@ -60,7 +60,7 @@ func (d *decoder) readByte() (byte, error) {
 	if err != nil {
 		return 0, d.eof(err)
 	}
-	d.crc = CRC64(d.crc, []byte{b})
+	d.crc = crc64Tab[0][byte(d.crc)^b] ^ d.crc>>8
 	d.off++
 	return b, nil
 }

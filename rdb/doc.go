@@ -25,9 +25,14 @@
 // Decode reads one RDB stream and calls a Visitor for every AUX field,
 // SELECTDB, RESIZEDB, function library and key. It stops right after the
 // 8-byte checksum, so an AOF file with an RDB preamble can be read on from
-// the same bufio.Reader. Versions 1 to 10 are accepted. Streams and module
-// values stop the decode with *UnsupportedTypeError after every earlier key
-// was delivered. Malformed input gives *CorruptionError (errors.Is
+// the same bufio.Reader. Versions 1 to 10 are accepted. Streams, MODULE_2
+// values and MODULE_AUX records are stepped over structurally, so the
+// visitor sees every other key; once the checksum has been verified Decode
+// returns an *UnsupportedTypeError naming the first of them (Keys lists
+// all). Module v1 values and types from later RDB versions stop the decode
+// at once. Empty collections are skipped, as Redis does. Duplicate keys,
+// set members or hash fields are not detected here; the caller's inserts
+// see them. Malformed input gives *CorruptionError (errors.Is
 // ErrCorrupt) with the byte offset; truncated input also matches
 // io.ErrUnexpectedEOF. Lengths read from the input never cause an
 // allocation larger than the bytes that actually arrived (plus a fixed
@@ -102,12 +107,24 @@
 //
 // # Quicklist nodes
 //
-// A list is split into listpack nodes as Redis's RPUSH does: with
-// list-max-listpack-size -N a node grows while its estimated size stays
-// within 4096<<(N-1) bytes; with a positive N, while it holds fewer than N
-// entries and stays within 8192 bytes. With list-compress-depth D > 0 every
-// node except the first and last D is stored as a raw LZF blob when that
-// saves at least 8 bytes (nodes under 48 bytes are never compressed).
+// A list is split into listpack nodes as RPUSH into a new key does in
+// Redis 7.0.15: an element joins the tail node if the node's listpack size
+// plus the element's length plus 8 stays within 4096<<(N-1) bytes for
+// list-max-listpack-size -N, or, for a positive N, within 8192 bytes while
+// the node holds fewer than N entries; otherwise it starts a new node.
+// Elements of 1 GiB or more get a PLAIN node of their own. With
+// list-compress-depth D > 0 every node except the first and last D is
+// stored as an LZF blob when that saves at least 8 bytes (nodes under 48
+// bytes never are); other nodes go through the normal string rule, so they
+// may be LZF-compressed too.
+//
+// # LZF
+//
+// The compressor reproduces liblzf 3.6 (HLOG 16, VERY_FAST), the library
+// Debian's redis-server 7.0.15 links, which differs slightly from the copy
+// vendored in Redis's source tree. Redis does not clear the hash table
+// between calls; we do, which can only differ when a stale slot happens to
+// point at a match, which we have not observed.
 //
 // # Checksum
 //

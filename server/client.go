@@ -53,14 +53,14 @@ type client struct {
 	channels map[string]struct{}
 	patterns map[string]struct{}
 
-	created     time.Time
-	lastInter   time.Time
-	lastCmd     string
-	argvLenSum  int
-	totalCmds   int64
-	noTouch     bool
-	libName     string
-	libVer      string
+	created    time.Time
+	lastInter  time.Time
+	lastCmd    string
+	argvLenSum int
+	totalCmds  int64
+	noTouch    bool
+	libName    string
+	libVer     string
 
 	// asynchronous output for pub/sub and MONITOR: guarded by pushMu and
 	// drained by the client's writer goroutine.
@@ -95,19 +95,19 @@ func newClient(s *Server, nc net.Conn, id int64) *client {
 
 // Reply helpers append RESP2 to c.out.
 
-func (c *client) addReplyRaw(b []byte)      { c.out = append(c.out, b...) }
-func (c *client) addReplyString(s string)   { c.out = append(c.out, s...) }
-func (c *client) ok()                       { c.out = append(c.out, "+OK\r\n"...) }
-func (c *client) status(s string)           { c.out = redcon.AppendString(c.out, s) }
-func (c *client) bulk(b []byte)             { c.out = redcon.AppendBulk(c.out, b) }
-func (c *client) bulkString(s string)       { c.out = redcon.AppendBulkString(c.out, s) }
-func (c *client) integer(n int64)           { c.out = redcon.AppendInt(c.out, n) }
-func (c *client) arrayLen(n int)            { c.out = redcon.AppendArray(c.out, n) }
-func (c *client) nullBulk()                 { c.out = append(c.out, "$-1\r\n"...) }
-func (c *client) nullArray()                { c.out = append(c.out, "*-1\r\n"...) }
-func (c *client) emptyArray()               { c.out = append(c.out, "*0\r\n"...) }
-func (c *client) bulkInt(n int64)           { c.out = redcon.AppendBulk(c.out, strconv.AppendInt(nil, n, 10)) }
-func (c *client) bulkDouble(f float64)      { c.out = redcon.AppendBulk(c.out, formatDouble(f)) }
+func (c *client) addReplyRaw(b []byte)    { c.out = append(c.out, b...) }
+func (c *client) addReplyString(s string) { c.out = append(c.out, s...) }
+func (c *client) ok()                     { c.out = append(c.out, "+OK\r\n"...) }
+func (c *client) status(s string)         { c.out = redcon.AppendString(c.out, s) }
+func (c *client) bulk(b []byte)           { c.out = redcon.AppendBulk(c.out, b) }
+func (c *client) bulkString(s string)     { c.out = redcon.AppendBulkString(c.out, s) }
+func (c *client) integer(n int64)         { c.out = redcon.AppendInt(c.out, n) }
+func (c *client) arrayLen(n int)          { c.out = redcon.AppendArray(c.out, n) }
+func (c *client) nullBulk()               { c.out = append(c.out, "$-1\r\n"...) }
+func (c *client) nullArray()              { c.out = append(c.out, "*-1\r\n"...) }
+func (c *client) emptyArray()             { c.out = append(c.out, "*0\r\n"...) }
+func (c *client) bulkInt(n int64)         { c.out = redcon.AppendBulk(c.out, strconv.AppendInt(nil, n, 10)) }
+func (c *client) bulkDouble(f float64)    { c.out = redcon.AppendBulk(c.out, formatDouble(f)) }
 func (c *client) bulkOrNull(b []byte, ok bool) {
 	if ok {
 		c.bulk(b)

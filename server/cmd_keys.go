@@ -391,8 +391,10 @@ func swapdbCommand(c *client, argv [][]byte) {
 // swapDBs exchanges the contents of two DBs; clients keep their index.
 func (s *Server) swapDBs(a, b int) {
 	if s.snap != nil {
-		s.snap.detachDB(s.dbs[a])
-		s.snap.detachDB(s.dbs[b])
+		// The snapshot must see each DB's content under its old index:
+		// write what it has not visited yet before swapping.
+		s.snap.drainDB(s.dbs[a])
+		s.snap.drainDB(s.dbs[b])
 	}
 	da, db := s.dbs[a], s.dbs[b]
 	da.keys, db.keys = db.keys, da.keys

@@ -268,12 +268,6 @@ func getexCommand(c *client, argv [][]byte) {
 	if !ok {
 		return
 	}
-	var when int64 = -1
-	if exp != nil {
-		if when, ok = expireToAbsMs(c, flags, exp, "getex"); !ok {
-			return
-		}
-	}
 	v, found, wrong := s.getString(c, argv[1])
 	if wrong {
 		return
@@ -281,6 +275,13 @@ func getexCommand(c *client, argv [][]byte) {
 	if !found {
 		c.nullBulk()
 		return
+	}
+	// As Redis 7.0: the expire value is checked only for an existing string.
+	var when int64 = -1
+	if exp != nil {
+		if when, ok = expireToAbsMs(c, flags, exp, "getex"); !ok {
+			return
+		}
 	}
 	c.bulk(v)
 	key := argv[1]
@@ -358,7 +359,7 @@ func msetnxCommand(c *client, argv [][]byte) {
 // checkStringLength replies Redis's error when a string would exceed
 // proto-max-bulk-len.
 func checkStringLength(c *client, size int64) bool {
-	if size > c.srv.cfg.ProtoMaxBulkLen {
+	if size < 0 || size > c.srv.cfg.ProtoMaxBulkLen { // < 0: offset+len overflowed
 		c.err("ERR string exceeds maximum allowed size (proto-max-bulk-len)")
 		return false
 	}

@@ -41,4 +41,3 @@ func (db *DB) expireAt(key string) int64 {
 	}
 	return -1
 }
-

@@ -55,16 +55,22 @@ type dictTable[V any] struct {
 }
 
 type dictNode[V any] struct {
-	key  string
-	val  V
+	key string
+	val V
+	// hash is the low 32 bits of the key's hash. It usually fits in padding
+	// after next, lets lookups skip the key comparison (a cache miss) for
+	// most other nodes of a chain, and lets rehash place a node without
+	// reading or rehashing its key. Tables never exceed 2^31 buckets, so the
+	// low bits are all a bucket index needs.
+	hash uint32
 	next uint32 // index+1 of the next node in the chain (or free list); 0 ends it
 }
 
 const (
-	dictInitSize  = 4  // DICT_HT_INITIAL_SIZE
-	dictMinFill   = 10 // HASHTABLE_MIN_FILL: shrink below 10% usage
+	dictInitSize  = 4                     // DICT_HT_INITIAL_SIZE
+	dictMinFill   = 10                    // HASHTABLE_MIN_FILL: shrink below 10% usage
 	dictMaxExp    = 30 + bits.UintSize/64 // 2^31 buckets (uint32 refs); 2^30 where int is 32 bits
-	dictEmptyMult = 10 // empty buckets a rehash step may skip per bucket moved
+	dictEmptyMult = 10                    // empty buckets a rehash step may skip per bucket moved
 )
 
 // dictSeed is the per-process hash seed: bucket order (and so SCAN cursors
@@ -134,7 +140,7 @@ func (d *dict[V]) GetPtr(key string) *V {
 		if len(ht.buckets) > 0 {
 			for ref := ht.buckets[h&uint64(len(ht.buckets)-1)]; ref != 0; {
 				n := ht.ar.node(ref)
-				if n.key == key {
+				if n.hash == uint32(h) && n.key == key {
 					return &n.val
 				}
 				ref = n.next
@@ -160,7 +166,7 @@ func (d *dict[V]) Set(key string, v V) (added bool) {
 		if len(ht.buckets) > 0 {
 			for ref := ht.buckets[h&uint64(len(ht.buckets)-1)]; ref != 0; {
 				n := ht.ar.node(ref)
-				if n.key == key {
+				if n.hash == uint32(h) && n.key == key {
 					n.val = v
 					return false
 				}
@@ -177,7 +183,7 @@ func (d *dict[V]) Set(key string, v V) (added bool) {
 		ht = &d.ht[1]
 	}
 	ref, n := ht.ar.alloc()
-	n.key, n.val = key, v
+	n.key, n.val, n.hash = key, v, uint32(h)
 	// New entries go to the head of the chain, as in Redis: recently added
 	// keys tend to be accessed more.
 	b := &ht.buckets[h&uint64(len(ht.buckets)-1)]
@@ -202,7 +208,7 @@ func (d *dict[V]) Delete(key string) (old V, ok bool) {
 			link := &ht.buckets[h&uint64(len(ht.buckets)-1)]
 			for ref := *link; ref != 0; ref = *link {
 				n := ht.ar.node(ref)
-				if n.key == key {
+				if n.hash == uint32(h) && n.key == key {
 					*link = n.next
 					old = n.val
 					ht.used--
@@ -307,12 +313,12 @@ func (d *dict[V]) rehash(n int) bool {
 		for ref != 0 {
 			e := src.ar.node(ref)
 			next := e.next
-			b := &dst.buckets[dictHash(e.key)&dmask]
+			b := &dst.buckets[uint64(e.hash)&dmask]
 			if relocate {
 				// The whole source arena is dropped when the rehash ends, so
 				// the old slot is not put on a free list.
 				nref, ne := dst.ar.alloc()
-				ne.key, ne.val, ne.next = e.key, e.val, *b
+				ne.key, ne.val, ne.hash, ne.next = e.key, e.val, e.hash, *b
 				*b = nref
 			} else {
 				e.next = *b

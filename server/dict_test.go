@@ -47,6 +47,9 @@ func checkDict[V any](t testing.TB, d *dict[V]) {
 				if got := int(dictHash(n.key) & uint64(size-1)); got != i {
 					t.Fatalf("key %q in ht[%d] bucket %d, hashes to %d", n.key, ti, i, got)
 				}
+				if n.hash != uint32(dictHash(n.key)) {
+					t.Fatalf("key %q: stored hash %#x is stale", n.key, n.hash)
+				}
 				if seen[n.key] {
 					t.Fatalf("key %q stored twice", n.key)
 				}
@@ -328,6 +331,9 @@ func TestDictScanStaticExactlyOnce(t *testing.T) {
 			calls++
 			if c == 0 {
 				break
+			}
+			if calls > 1<<20 {
+				t.Fatalf("n=%d: scan did not terminate", n)
 			}
 		}
 		if calls != len(d.ht[0].buckets) {

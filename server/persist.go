@@ -19,16 +19,16 @@ import (
 )
 
 type persistState struct {
-	lastSave         time.Time
-	lastBgsaveOK     bool
-	lastBgsaveTime   int64 // seconds, -1 none
-	rdbChild         *childProc
-	rdbSaves         int64
-	bgsaveScheduled  bool
-	totalForks       int64
-	latestForkUsec   int64
-	dirtyAtSave      int64
-	lastSaveTry      time.Time
+	lastSave        time.Time
+	lastBgsaveOK    bool
+	lastBgsaveTime  int64 // seconds, -1 none
+	rdbChild        *childProc
+	rdbSaves        int64
+	bgsaveScheduled bool
+	totalForks      int64
+	latestForkUsec  int64
+	dirtyAtSave     int64
+	lastSaveTry     time.Time
 
 	aofChild            *childProc
 	aofRewrite          *aof.Rewrite
@@ -66,7 +66,11 @@ func (p *persistState) saveParamsSet(cfg *config.Config) bool { return len(cfg.S
 
 func (s *Server) runID() string { return s.persist.runID }
 
-func (s *Server) childActive() bool { return s.persist.rdbChild != nil || s.persist.aofChild != nil }
+// childActive reports a running save or rewrite (or a snapshot walk that is
+// still restoring its marks after a failed child).
+func (s *Server) childActive() bool {
+	return s.persist.rdbChild != nil || s.persist.aofChild != nil || s.snap != nil
+}
 
 func (s *Server) dumpPath() string { return absPath(s.cfg.Dir, s.cfg.DBFilename) }
 

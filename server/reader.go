@@ -3,7 +3,7 @@ package server
 import (
 	"bytes"
 	"errors"
-	"strconv"
+	"math"
 )
 
 // Request parsing lives on the connection goroutine, outside the executor.
@@ -15,6 +15,7 @@ import (
 const (
 	protoInlineMaxSize = 64 * 1024 // PROTO_INLINE_MAX_SIZE
 	protoIOBufLen      = 16 * 1024 // PROTO_IOBUF_LEN
+	protoMbulkBigArg   = 32 * 1024 // PROTO_MBULK_BIG_ARG
 )
 
 // protocolError is replied as "-ERR Protocol error: <msg>" and the
@@ -78,7 +79,14 @@ func (r *reqReader) space() ([]byte, error) {
 			r.buf = nb
 		}
 	}
-	return r.buf[r.end:], nil
+	tail := r.buf[r.end:]
+	// Read at most PROTO_IOBUF_LEN at a time, as Redis: when the size
+	// limits of inline and header lines trip depends on it. Only the
+	// bytes of a big bulk (PROTO_MBULK_BIG_ARG) are read in one go.
+	if len(tail) > protoIOBufLen && !(r.mbl > 0 && r.bulkLen >= protoMbulkBigArg) {
+		tail = tail[:protoIOBufLen]
+	}
+	return tail, nil
 }
 
 // commands returns the number of complete commands parsed so far in this
@@ -126,6 +134,9 @@ func (r *reqReader) parse() error {
 				if err != nil || !ok {
 					return err
 				}
+				if r.mbl == 0 {
+					continue // empty multibulk: no command, as Redis
+				}
 			} else {
 				ok, err := r.parseInline()
 				if err != nil || !ok {
@@ -146,7 +157,7 @@ func (r *reqReader) isAuthed() bool { return r.authed == nil || r.authed() }
 
 func (r *reqReader) parseMultibulkHeader() (bool, error) {
 	data := r.buf[r.pos:r.end]
-	nl := bytes.IndexByte(data, '\r')
+	nl := indexCString(data, '\r')
 	if nl < 0 || nl+1 >= len(data) {
 		if len(data) > protoInlineMaxSize {
 			return false, &protocolError{"too big mbulk count string"}
@@ -156,8 +167,8 @@ func (r *reqReader) parseMultibulkHeader() (bool, error) {
 	if nl > protoInlineMaxSize {
 		return false, &protocolError{"too big mbulk count string"}
 	}
-	n, err := strconv.ParseInt(string(data[1:nl]), 10, 64)
-	if err != nil || n > 1<<31-1 {
+	n, ok := parseStrictInt(data[1:nl])
+	if !ok || n > 1<<31-1 {
 		return false, &protocolError{"invalid multibulk length"}
 	}
 	if n > 1024*1024 && !r.isAuthed() {
@@ -178,7 +189,7 @@ func (r *reqReader) parseBulks() (bool, error) {
 	for r.mbl > 0 {
 		if r.bulkLen < 0 {
 			data := r.buf[r.pos:r.end]
-			nl := bytes.IndexByte(data, '\r')
+			nl := indexCString(data, '\r')
 			if nl < 0 || nl+1 >= len(data) {
 				if len(data) > protoInlineMaxSize {
 					return false, &protocolError{"too big bulk count string"}
@@ -191,8 +202,8 @@ func (r *reqReader) parseBulks() (bool, error) {
 			if data[0] != '$' {
 				return false, &protocolError{"expected '$', got '" + string(data[0]) + "'"}
 			}
-			n, err := strconv.ParseInt(string(data[1:nl]), 10, 64)
-			if err != nil || n < 0 || (r.maxBulk > 0 && n > r.maxBulk) {
+			n, ok := parseStrictInt(data[1:nl])
+			if !ok || n < 0 || (r.maxBulk > 0 && n > r.maxBulk) {
 				return false, &protocolError{"invalid bulk length"}
 			}
 			if n > 16384 && !r.isAuthed() {
@@ -219,7 +230,7 @@ func (r *reqReader) parseBulks() (bool, error) {
 
 func (r *reqReader) parseInline() (bool, error) {
 	data := r.buf[r.pos:r.end]
-	nl := bytes.IndexByte(data, '\n')
+	nl := indexCString(data, '\n')
 	if nl < 0 {
 		if len(data) > protoInlineMaxSize {
 			return false, &protocolError{"too big inline request"}
@@ -332,6 +343,59 @@ func splitArgs(line []byte) ([][]byte, bool) {
 		}
 		out = append(out, cur)
 	}
+}
+
+// indexCString is bytes.IndexByte as Redis's strchr sees it: the search
+// stops at a NUL byte, so a line with a NUL before its terminator is
+// never complete (Redis then waits until the size limit errors).
+func indexCString(data []byte, c byte) int {
+	i := bytes.IndexByte(data, c)
+	if i < 0 {
+		return -1
+	}
+	if bytes.IndexByte(data[:i], 0) >= 0 {
+		return -1
+	}
+	return i
+}
+
+// parseStrictInt parses like Redis's string2ll: an optional '-', then no
+// leading zeros, no '+', no spaces, and the whole input must be digits.
+func parseStrictInt(b []byte) (int64, bool) {
+	if len(b) == 0 || len(b) > 20 {
+		return 0, false
+	}
+	if len(b) == 1 && b[0] == '0' {
+		return 0, true
+	}
+	neg := b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	if len(b) == 0 || b[0] < '1' || b[0] > '9' {
+		return 0, false
+	}
+	var v uint64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		d := uint64(c - '0')
+		if v > (math.MaxUint64-d)/10 {
+			return 0, false
+		}
+		v = v*10 + d
+	}
+	if neg {
+		if v > 1<<63 {
+			return 0, false
+		}
+		return -int64(v), true
+	}
+	if v > math.MaxInt64 {
+		return 0, false
+	}
+	return int64(v), true
 }
 
 func isSpace(c byte) bool {

@@ -43,13 +43,13 @@ type Server struct {
 	nextID    atomic.Int64
 	nclients  atomic.Int64
 
-	aof      *aof.AOF // nil while appendonly is off
-	snap     *snapshot
+	aof  *aof.AOF // nil while appendonly is off
+	snap *snapshot
 	// snapParity is the mark bit every entry carries while no snapshot
 	// runs (see snapshot.go).
 	snapParity bool
-	loading  bool
-	loadingA atomic.Bool
+	loading    bool
+	loadingA   atomic.Bool
 
 	// propagation of the current execution unit
 	execDepth    int
@@ -67,11 +67,11 @@ type Server struct {
 	slowlog  slowlog
 	latency  latencyMonitor
 
-	activeExpire bool
+	activeExpire     bool
 	shutdownPrepared bool
-	usedMemCache int64
-	pausedUntil  time.Time
-	pauseWrites  bool
+	usedMemCache     int64
+	pausedUntil      time.Time
+	pauseWrites      bool
 
 	closing  chan struct{}
 	doneOnce sync.Once
@@ -99,15 +99,15 @@ type stats struct {
 // New builds a server from cfg. It does not load data or listen yet.
 func New(cfg *config.Config, log zerolog.Logger) (*Server, error) {
 	s := &Server{
-		cfg:      cfg,
-		log:      log,
-		commands: builtin,
-		clients:  map[int64]*client{},
-		rnd:      rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(os.Getpid()))),
-		startAt:  time.Now(),
-		monitors: map[*client]struct{}{},
-		closing:  make(chan struct{}),
-		exitFn:   os.Exit,
+		cfg:          cfg,
+		log:          log,
+		commands:     builtin,
+		clients:      map[int64]*client{},
+		rnd:          rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(os.Getpid()))),
+		startAt:      time.Now(),
+		monitors:     map[*client]struct{}{},
+		closing:      make(chan struct{}),
+		exitFn:       os.Exit,
 		activeExpire: true,
 	}
 	s.stats.errorCounts = map[string]int64{}

@@ -10,6 +10,10 @@ import (
 	"github.com/aofserver/aofserver/rdb"
 )
 
+// errLongRange is getRangeLongFromObjectOrReply's text for [-LONG_MAX,
+// LONG_MAX].
+const errLongRange = "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"
+
 // setObj is a set in one of Redis 7.0's two encodings:
 //
 //   - intset: ints is sorted ascending; used while every member is a
@@ -408,11 +412,7 @@ func spopCommand(c *client, argv [][]byte) {
 func spopWithCount(c *client, argv [][]byte) {
 	s := c.srv
 	n, ok := parseInt(argv[2])
-	if !ok {
-		c.errNotInt()
-		return
-	}
-	if n < 0 {
+	if !ok || n < 0 {
 		c.err("ERR value is out of range, must be positive")
 		return
 	}
@@ -478,7 +478,7 @@ func srandmemberWithCount(c *client, argv [][]byte) {
 		return
 	}
 	if l == -1<<63 {
-		c.err("ERR value is out of range, must be between -9223372036854775807 and 9223372036854775807")
+		c.err(errLongRange)
 		return
 	}
 	o, wrong := s.setRead(c, argv[1])
@@ -863,19 +863,20 @@ func (o *collScanOpts) filter(items [][]byte, per int) [][]byte {
 	return out
 }
 
-// collScanDict runs Redis's scan loop over a dict: buckets until the
-// collected item count (fields and values both count, as in Redis) reaches
-// count or count*10 buckets have been visited.
+// collScanDict runs Redis's scan loop over a dict: buckets until count
+// items were collected or count*10 more buckets were visited. Callers pass
+// twice the COUNT for hashes and sorted sets (field and value both count),
+// as scanGenericCommand does.
 func collScanDict[V any](d *dict[V], cursor uint64, count int64, emit func(out [][]byte, k string, v *V) [][]byte) ([][]byte, uint64) {
 	var items [][]byte
 	maxIter := count * 10
 	for {
 		cursor = d.Scan(cursor, func(k string, v *V) { items = emit(items, k, v) })
-		if cursor == 0 {
+		if cursor == 0 || maxIter == 0 {
 			break
 		}
 		maxIter--
-		if maxIter < 0 || int64(len(items)) >= count {
+		if int64(len(items)) >= count {
 			break
 		}
 	}

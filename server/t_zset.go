@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"strings"
 	"unsafe"
 
 	"github.com/aofserver/aofserver/rdb"
@@ -102,6 +103,9 @@ func (z *zsetObj) insertRaw(member []byte, score float64) {
 		n := z.zsl.insert(score, member)
 		z.dict.Set(string(member), n)
 		return
+	}
+	if score == 0 {
+		score = 0 // the listpack stores scores as text via d2string: -0 becomes 0
 	}
 	i := sort.Search(len(z.lp), func(i int) bool {
 		return zslLess(score, member, z.lp[i].score, z.lp[i].member)
@@ -253,7 +257,7 @@ func zParseRangeItem(b []byte) (v float64, ex bool, ok bool) {
 	if len(b) == 0 {
 		return 0, ex, true
 	}
-	v, ok = zStrtod(b)
+	v, _, ok = zStrtod(b)
 	return v, ex, ok
 }
 
@@ -261,32 +265,61 @@ func isCSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
 }
 
-// zStrtod parses a whole string as strtod would, accepting overflow to
-// +/-inf but never NaN.
-func zStrtod(b []byte) (float64, bool) {
+// zStrtod parses a whole string as C's strtod would: it reports the value,
+// whether strtod would have set ERANGE (overflow to +/-inf, or underflow
+// to zero) and whether the text is a valid number at all. NaN is refused.
+func zStrtod(b []byte) (f float64, erange bool, ok bool) {
 	if len(b) == 0 || bytes.IndexByte(b, '_') >= 0 {
-		return 0, false
+		return 0, false, false
 	}
-	f, err := strconv.ParseFloat(string(b), 64)
+	s := string(b)
+	body := s
+	if body[0] == '+' || body[0] == '-' {
+		body = body[1:]
+	}
+	hex := len(body) > 2 && body[0] == '0' && (body[1] == 'x' || body[1] == 'X')
+	if hex && !strings.ContainsAny(body, "pP") {
+		s += "p0" // strtod takes hex floats without a binary exponent
+	}
+	f, err := strconv.ParseFloat(s, 64)
 	if err != nil {
-		if ne, ok := err.(*strconv.NumError); !ok || ne.Err != strconv.ErrRange {
-			return 0, false
+		ne, isNum := err.(*strconv.NumError)
+		if !isNum || ne.Err != strconv.ErrRange {
+			return 0, false, false
 		}
+		erange = true
 	}
 	if math.IsNaN(f) {
-		return 0, false
+		return 0, false, false
 	}
-	return f, true
+	if f == 0 && !erange {
+		// Underflow to zero: strtod reports ERANGE when the digits were
+		// not all zero.
+		mant := body
+		if hex {
+			mant = body[2:]
+			if i := strings.IndexAny(mant, "pP"); i >= 0 {
+				mant = mant[:i]
+			}
+			erange = strings.ContainsAny(mant, "123456789abcdefABCDEF")
+		} else {
+			if i := strings.IndexAny(mant, "eE"); i >= 0 {
+				mant = mant[:i]
+			}
+			erange = strings.ContainsAny(mant, "123456789")
+		}
+	}
+	return f, erange, true
 }
 
 // zParseScore parses a score argument like getDoubleFromObject: no
-// leading space, no trailing garbage, no NaN, no overflow.
+// leading space, no trailing garbage, no NaN, no ERANGE.
 func zParseScore(b []byte) (float64, bool) {
-	if len(b) == 0 || isCSpace(b[0]) || bytes.IndexByte(b, '_') >= 0 {
+	if len(b) == 0 || isCSpace(b[0]) {
 		return 0, false
 	}
-	f, err := strconv.ParseFloat(string(b), 64)
-	if err != nil || math.IsNaN(f) {
+	f, erange, ok := zStrtod(b)
+	if !ok || erange {
 		return 0, false
 	}
 	return f, true
@@ -767,9 +800,6 @@ done:
 			processed++
 		}
 		score = ns
-		if !ok {
-			break
-		}
 	}
 	if z.length() == 0 {
 		// Only possible when INCR produced NaN on a new key: Redis would
@@ -1030,11 +1060,8 @@ func zrangeGeneric(c *client, argv [][]byte, argStart int, store bool, rangeType
 	s := c.srv
 	key := argv[argStart]
 	minIdx, maxIdx := argStart+1, argStart+2
-	fixedDir := rangeType != zrangeAuto || rev
-	if rangeType == zrangeRank && rev {
-		fixedDir = true
-	}
-	dirSet := fixedDir
+	// The legacy commands fix the direction: REV is a syntax error there.
+	dirSet := rangeType != zrangeAuto
 	withScores := false
 	var offset, limit int64 = 0, -1
 	for j := argStart + 3; j < len(argv); j++ {
@@ -1198,9 +1225,6 @@ func zrangeGeneric(c *client, argv [][]byte, argStart int, store bool, rangeType
 		}
 	}
 	if !store {
-		if withScores && c.resp > 2 {
-			// RESP3 pairs are not produced by this server (RESP2 only).
-		}
 		if withScores {
 			c.arrayLen(out.n * 2)
 		} else {
@@ -1270,11 +1294,7 @@ func zpopGeneric(c *client, argv [][]byte, max bool) {
 	count := int64(1)
 	if len(argv) == 3 {
 		v, ok := parseInt(argv[2])
-		if !ok {
-			c.errNotInt()
-			return
-		}
-		if v < 0 {
+		if !ok || v < 0 {
 			c.err("ERR value is out of range, must be positive")
 			return
 		}
@@ -1440,7 +1460,7 @@ func zscanCommand(c *client, argv [][]byte) {
 		}
 		cursor = 0
 	} else {
-		items, cursor = collScanDict(z.dict, cursor, opts.count, func(out [][]byte, _ string, n **zslNode) [][]byte {
+		items, cursor = collScanDict(z.dict, cursor, opts.count*2, func(out [][]byte, _ string, n **zslNode) [][]byte {
 			return append(out, (*n).member, formatDouble((*n).score))
 		})
 	}

@@ -1,0 +1,125 @@
+package aof
+
+import (
+	"context"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/aofserver/aofserver/aof/fsx"
+)
+
+func needBinary(t *testing.T, path string) {
+	t.Helper()
+	if _, err := os.Stat(path); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s missing: %v", path, err)
+		}
+		t.Skipf("%s missing: %v", path, err)
+	}
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// TestRealRedisLoadsOurDirectory writes an AOF directory with our code (a
+// startup base, commands in two databases, a rewrite, more commands) and
+// checks that redis-check-aof accepts it and redis-server 7.0 loads it.
+func TestRealRedisLoadsOurDirectory(t *testing.T) {
+	needBinary(t, "/usr/bin/redis-server")
+	needBinary(t, "/usr/bin/redis-check-aof")
+	dir := t.TempDir()
+	opt, _ := testOpts(fsx.OS(), dir, Always)
+	opt.TimestampEnabled = true
+	a, err := Open(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Start(emptyRESPBase); err != nil {
+		t.Fatal(err)
+	}
+	feed := func(db int, cmds ...string) {
+		var off int64
+		for _, c := range cmds {
+			off = a.Feed(Op{DB: db, Argv: args(c)})
+		}
+		if err := a.Wait(off); err != nil {
+			t.Fatal(err)
+		}
+	}
+	feed(0, "SET a 1", "RPUSH l x y")
+	feed(2, "SET b 2")
+	r, err := a.StartRewrite(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	feed(0, "INCR a")
+	base := resp("SET a 1", "RPUSH l x y", "SELECT 2", "SET b 2")
+	if err := os.WriteFile(r.TempBasePath(), base, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Install(false); err != nil {
+		t.Fatal(err)
+	}
+	feed(0, "SET c 3")
+	feed(0, "MULTI", "SET d 4", "EXEC")
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	manifestPath := filepath.Join(dir, "appendonlydir", "appendonly.aof.manifest")
+	out, err := exec.Command("/usr/bin/redis-check-aof", manifestPath).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "is valid") {
+		t.Fatalf("redis-check-aof: %v\n%s", err, out)
+	}
+
+	port := freePort(t)
+	srv := exec.Command("/usr/bin/redis-server", "--bind", "127.0.0.1", "--port", strconv.Itoa(port),
+		"--save", "", "--appendonly", "yes", "--dir", dir)
+	var logs strings.Builder
+	srv.Stdout, srv.Stderr = &logs, &logs
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		srv.Process.Kill()
+		srv.Wait()
+	}()
+	cl := redis.NewClient(&redis.Options{Addr: "127.0.0.1:" + strconv.Itoa(port)})
+	defer cl.Close()
+	ctx := context.Background()
+	deadline := time.Now().Add(10 * time.Second)
+	for cl.Ping(ctx).Err() != nil {
+		if time.Now().After(deadline) {
+			t.Fatalf("redis-server did not come up:\n%s", logs.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	for k, want := range map[string]string{"a": "2", "c": "3", "d": "4"} {
+		if got, err := cl.Get(ctx, k).Result(); err != nil || got != want {
+			t.Errorf("GET %s = %q, %v; want %q\n%s", k, got, err, want, logs.String())
+		}
+	}
+	if n, _ := cl.LLen(ctx, "l").Result(); n != 2 {
+		t.Errorf("LLEN l = %d", n)
+	}
+	cl2 := redis.NewClient(&redis.Options{Addr: "127.0.0.1:" + strconv.Itoa(port), DB: 2})
+	defer cl2.Close()
+	if got, _ := cl2.Get(ctx, "b").Result(); got != "2" {
+		t.Errorf("GET b in db 2 = %q", got)
+	}
+}

@@ -1,0 +1,58 @@
+// Package config turns redis.conf text, YAML and redis-server style
+// command-line flags into one typed Config, and implements the logic of
+// CONFIG GET, CONFIG SET and CONFIG REWRITE, following Redis 7.0.15
+// (src/config.c) as the spec: same directive names, defaults, aliases,
+// value formats and error strings.
+//
+// Usage:
+//
+//	cfg, err := config.Load("redis.conf", os.Args[2:], os.Stdin)
+//	if err != nil { fmt.Fprintln(os.Stderr, err); os.Exit(1) } // Redis's exact text
+//	for _, name := range cfg.NoEffect() {
+//		log.Printf("%s: accepted, has no effect in aofserver", name)
+//	}
+//
+// # Sources and precedence
+//
+// Load reads the file (redis.conf syntax, or YAML for .yaml/.yml), then
+// stdin when asked ("-"), then the flags, as one text: "--port 6380 --save"
+// becomes the lines `port "6380"` and `save ""` appended after the file, so
+// later lines win and error line numbers count past the file, as in Redis.
+//
+// # redis.conf syntax
+//
+// One directive per line; leading/trailing blanks trimmed; '#' starts a
+// comment line. Arguments are split like sdssplitargs: "double quotes" with
+// \n \r \t \b \a \\ \" \xHH escapes, 'single quotes' with \' only; a closing
+// quote must be followed by a blank. Names are case-insensitive. Memory
+// values take units b, k (1000), kb (1024), m, mb, g, gb. Booleans are
+// yes/no. Aliases (slave-* -> replica-*, *-ziplist-* -> *-listpack-*,
+// lua-time-limit -> busy-reply-threshold, slaveof -> replicaof) are accepted
+// everywhere. "include <path|glob>" reads files in place; rename-command,
+// user and loadmodule are accepted (and reported by NoEffect).
+//
+// # Values that are not fields
+//
+// Every Redis 7.0 directive is accepted and kept, so CONFIG GET * returns
+// the same 192 names as redis-server 7.0.15 (TLS build). Directives with a
+// typed field are in Config.Implemented; the server may add names it handles
+// itself. aofserver's own directives (aof-group-commit-delay-usec,
+// aof-group-commit-max-batch, log-format) are hidden: CONFIG GET shows them
+// only for their exact name, like Redis's hidden test directives.
+//
+// # Deviations from Redis
+//
+//   - dir is not chdir'ed into; CONFIG GET prints it absolute, and the server
+//     creates it if missing.
+//   - CONFIG GET orders results by pattern, then table order (Redis: hash
+//     order); CONFIG REWRITE appends new lines in table order.
+//   - YAML files cannot be rewritten.
+//
+// # Durability
+//
+// Rewrite writes a temporary file next to the config, fsyncs it, renames it
+// over the original and fsyncs the directory; a crash leaves either the old
+// or the new file.
+//
+// A Config is not safe for concurrent use.
+package config

@@ -1,0 +1,233 @@
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"net"
+	"os"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/aofserver/aofserver/config"
+)
+
+var fuzzSeeds = []string{
+	"PING\r\n",
+	"*1\r\n$4\r\nPING\r\n",
+	"*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\nv\r\n*2\r\n$3\r\nGET\r\n$1\r\nk\r\n",
+	"SET a 1\r\nINCR a\r\nINCRBY a 10\r\nGET a\r\n",
+	"ECHO \"a\\x41\\n\" 'b\\'c'\r\n",
+	"MULTI\r\nSET x y\r\nLPUSH l a b c\r\nEXEC\r\n",
+	"HSET h f v g w\r\nHGETALL h\r\nSADD s 1 2 3\r\nSMEMBERS s\r\n",
+	"ZADD z 1 a 2 b\r\nZRANGE z 0 -1 WITHSCORES\r\n",
+	"SUBSCRIBE ch\r\nPING\r\nUNSUBSCRIBE\r\n",
+	"*-1\r\n*0\r\nPING\r\n",
+	"*2\r\n$9999999999\r\n",
+	"*1\r\n$x\r\n",
+	"\"unbalanced\r\n",
+	"PING\x00x\r\n",
+	"*2\r\n$4\r\nECHO\r\n$3\r\na\x00b\r\n",
+	"EXPIRE k 100\r\nTTL k\r\nKEYS *\r\nSCAN 0 MATCH * COUNT 10\r\n",
+}
+
+// feedChunks is feedReader with chunk sizes taken from sizes (cycled).
+func feedChunks(r *reqReader, data []byte, sizes []byte) ([][]string, error) {
+	i := 0
+	return feedReader(r, data, func() int {
+		if len(sizes) == 0 {
+			return 1 << 30
+		}
+		// Tiny reads of a big input are quadratic (each read rescans
+		// the pending line, as in Redis); scale them to keep execs fast.
+		n := (int(sizes[i%len(sizes)]) + 1) * (1 + len(data)/4096)
+		i++
+		return n
+	})
+}
+
+func FuzzRequestReader(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add([]byte(s), []byte{0, 3, 200, 17})
+	}
+	f.Add(bytes.Repeat([]byte("a"), 70000), []byte{255})
+	f.Fuzz(func(t *testing.T, data, sizes []byte) {
+		newR := func() *reqReader {
+			r := newReqReader()
+			r.maxBulk = 1 << 20
+			r.maxQueryBuf = 256 << 10
+			return r
+		}
+		r1 := newR()
+		c1, e1 := feedChunks(r1, data, nil)
+		r2 := newR()
+		c2, e2 := feedChunks(r2, data, sizes)
+		for _, r := range []*reqReader{r1, r2} {
+			// The buffer holds at most what was received, doubled.
+			if c := cap(r.buf); c > protoIOBufLen && c > 2*len(data) {
+				t.Fatalf("buffer cap %d for %d input bytes", c, len(data))
+			}
+			if c := cap(r.buf); int64(c) > 2*r.maxQueryBuf {
+				t.Fatalf("buffer cap %d beyond query buffer limit", c)
+			}
+		}
+		for _, cmds := range [][][]string{c1, c2} {
+			for _, c := range cmds {
+				if len(c) == 0 {
+					t.Fatal("empty command returned")
+				}
+				for _, a := range c {
+					if len(a) > 1<<20 {
+						t.Fatalf("argument of %d bytes over proto-max-bulk-len", len(a))
+					}
+				}
+			}
+		}
+		for _, e := range []error{e1, e2} {
+			var pe *protocolError
+			if e != nil && !errors.As(e, &pe) && !errors.Is(e, errQueryBufferLimit) {
+				t.Fatalf("unexpected error type %T: %v", e, e)
+			}
+		}
+		// Read boundaries change only when a size limit trips; when
+		// neither feed hit an error the commands must be the same.
+		if e1 == nil && e2 == nil && !reflect.DeepEqual(c1, c2) {
+			t.Fatalf("chunking changed the commands: %q vs %q", c1, c2)
+		}
+		if e1 != nil && e2 != nil {
+			short, long := c1, c2
+			if len(short) > len(long) {
+				short, long = long, short
+			}
+			if !reflect.DeepEqual(short, long[:len(short)]) {
+				t.Fatalf("commands before the error differ: %q vs %q", short, long)
+			}
+		}
+	})
+}
+
+// Commands the dispatch fuzzer must not send: they stop or reconfigure
+// the shared server, drop its control connection, spawn processes,
+// reach other hosts, or allocate
+// hundreds of MB on purpose.
+var fuzzDenied = map[string]bool{
+	"shutdown": true, "debug": true, "config": true, "save": true, "bgsave": true,
+	"bgrewriteaof": true, "replicaof": true, "slaveof": true, "sync": true, "psync": true,
+	"migrate": true, "failover": true, "acl": true, "module": true, "eval": true,
+	"evalsha": true, "script": true, "function": true, "fcall": true,
+	"setrange": true, "setbit": true, "bitfield": true, "lcs": true,
+	"srandmember": true, "zrandmember": true, "hrandfield": true,
+}
+
+func fuzzAllowed(data []byte) bool {
+	r := newReqReader()
+	cmds, _ := feedReader(r, data, whole)
+	for _, c := range cmds {
+		name := strings.ToLower(c[0])
+		if fuzzDenied[name] {
+			return false
+		}
+		if name == "client" && len(c) > 1 && (strings.EqualFold(c[1], "pause") || strings.EqualFold(c[1], "kill")) {
+			return false
+		}
+	}
+	return true
+}
+
+var fuzzSrv struct {
+	once sync.Once
+	addr string
+	err  error
+	ctl  net.Conn
+	rd   *bufio.Reader
+	n    int
+}
+
+// fuzzServer starts one in-process server per fuzz process; it lives until
+// the process exits.
+func fuzzServer() (string, error) {
+	fuzzSrv.once.Do(func() {
+		dir, err := os.MkdirTemp("", "aofserver-fuzz-")
+		if err != nil {
+			fuzzSrv.err = err
+			return
+		}
+		cfg, err := config.Load("", []string{"--port", "0", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir}, nil)
+		if err != nil {
+			fuzzSrv.err = err
+			return
+		}
+		s, err := New(cfg, zerolog.Nop())
+		if err == nil {
+			err = s.Listen()
+		}
+		if err != nil {
+			fuzzSrv.err = err
+			return
+		}
+		go s.Serve()
+		if fuzzSrv.err = s.LoadData(); fuzzSrv.err != nil {
+			return
+		}
+		fuzzSrv.addr = s.Addr().String()
+		fuzzSrv.ctl, fuzzSrv.err = net.Dial("tcp", fuzzSrv.addr)
+		if fuzzSrv.err == nil {
+			fuzzSrv.rd = bufio.NewReader(fuzzSrv.ctl)
+		}
+	})
+	return fuzzSrv.addr, fuzzSrv.err
+}
+
+func FuzzDispatch(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if !fuzzAllowed(data) {
+			return
+		}
+		addr, err := fuzzServer()
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := net.DialTimeout("tcp", addr, 2*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Half-close after the input: the server runs what it got, then
+		// sees EOF and closes, so the exchange ends without guessing.
+		c.SetDeadline(time.Now().Add(2 * time.Second))
+		go func() {
+			c.Write(data)
+			c.(*net.TCPConn).CloseWrite()
+		}()
+		var buf [32 << 10]byte
+		for {
+			if _, err := c.Read(buf[:]); err != nil {
+				break // EOF, reset, or the deadline (a blocked client)
+			}
+		}
+		c.Close()
+
+		ctl := fuzzSrv.ctl
+		ctl.SetDeadline(time.Now().Add(2 * time.Second))
+		fuzzSrv.n++
+		cmd := "PING\r\n"
+		want := "+PONG\r\n"
+		if fuzzSrv.n%500 == 0 {
+			cmd, want = "FLUSHALL\r\n", "+OK\r\n"
+		}
+		if _, err := ctl.Write([]byte(cmd)); err != nil {
+			t.Fatalf("control write after %q: %v", data, err)
+		}
+		line, err := fuzzSrv.rd.ReadString('\n')
+		if err != nil || line != want {
+			t.Fatalf("server stopped answering after %q: %q %v", data, line, err)
+		}
+	})
+}
