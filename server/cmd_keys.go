@@ -125,12 +125,24 @@ func keysCommand(c *client, argv [][]byte) {
 	}
 }
 
-// parseScanCursor parses a SCAN cursor as Redis (unsigned, strict).
+// parseScanCursor parses a SCAN cursor as Redis 7.0 does with strtoul:
+// an optional sign ("-1" wraps to 2^64-1), "" is 0, no leading space,
+// nothing after the digits, no overflow.
 func parseScanCursor(c *client, b []byte) (uint64, bool) {
-	v, err := strconv.ParseUint(string(b), 10, 64)
-	if err != nil || len(b) == 0 || b[0] == '+' || b[0] == ' ' {
+	if len(b) == 0 {
+		return 0, true
+	}
+	s, neg := string(b), false
+	if s[0] == '+' || s[0] == '-' {
+		neg, s = s[0] == '-', s[1:]
+	}
+	v, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
 		c.err("ERR invalid cursor")
 		return 0, false
+	}
+	if neg {
+		v = -v
 	}
 	return v, true
 }
@@ -397,6 +409,10 @@ func (s *Server) swapDBs(a, b int) {
 		s.snap.drainDB(s.dbs[b])
 	}
 	da, db := s.dbs[a], s.dbs[b]
+	// A watched key is touched if it exists before or after the swap
+	// (Redis touchAllWatchedKeysInDb(emptied, replaced_with)).
+	s.touchAllWatched(da)
+	s.touchAllWatched(db)
 	da.keys, db.keys = db.keys, da.keys
 	da.expires, db.expires = db.expires, da.expires
 	da.expireCursor, db.expireCursor = 0, 0

@@ -2,8 +2,8 @@ package server
 
 import (
 	"math"
+	"math/big"
 	"strconv"
-	"strings"
 )
 
 func init() {
@@ -581,7 +581,7 @@ func incrbyfloatCommand(c *client, argv [][]byte) {
 		return
 	}
 	p := s.lookupWrite(c, argv[1])
-	var cur float64
+	cur := new(big.Float)
 	if p != nil {
 		if p.typ() != typString {
 			c.errWrongType()
@@ -594,72 +594,27 @@ func incrbyfloatCommand(c *client, argv [][]byte) {
 		}
 		cur = v
 	}
-	cur += by
-	if math.IsNaN(cur) || math.IsInf(cur, 0) {
+	sum, ok := ldAdd(cur, by)
+	if !ok {
 		c.err("ERR increment would produce NaN or Infinity")
 		return
 	}
-	out := formatLongDouble(cur)
+	out := formatLongDouble(sum)
+	nv := newStringEntryOwned(out)
+	nv.meta |= metaNoIntBit
 	if p != nil {
 		lru, mark := p.lru(), p.snapMark()
-		*p = newStringEntryOwned(out)
+		*p = nv
 		p.setLRU(lru)
 		p.setSnapMark(mark)
 	} else {
-		s.addKey(c.db, argv[1], newStringEntryOwned(out))
+		s.addKey(c.db, argv[1], nv)
 	}
 	s.dirty++
 	s.signalModifiedKey(c.db, argv[1])
 	c.bulk(out)
 	// Propagate as SET key <result> KEEPTTL so float rounding cannot differ.
 	c.rewriteArgv([]byte("SET"), cloneBytes(argv[1]), cloneBytes(out), []byte("KEEPTTL"))
-}
-
-// parseLongDouble parses like Redis's string2ld: no spaces, not empty,
-// no NaN.
-func parseLongDouble(b []byte) (float64, bool) {
-	if len(b) == 0 || len(b) > 5*1024 {
-		return 0, false
-	}
-	if isSpace(b[0]) || isSpace(b[len(b)-1]) {
-		return 0, false
-	}
-	s := string(b)
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		// strtold accepts hex floats and "inf"; ParseFloat mostly agrees.
-		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
-			return f, true
-		}
-		return 0, false
-	}
-	if math.IsNaN(f) {
-		return 0, false
-	}
-	if strings.ContainsAny(s, "_") {
-		return 0, false
-	}
-	return f, true
-}
-
-// formatLongDouble formats like Redis's ld2string(LD_STR_HUMAN): %.17Lf
-// with trailing zeros (and a trailing dot) removed. We compute in float64,
-// so we use the shortest representation that round-trips, in plain
-// (non-exponent) notation, which is what %.17Lf gives for values a
-// long double holds exactly enough.
-func formatLongDouble(f float64) []byte {
-	if f == 0 {
-		return []byte("0")
-	}
-	s := strconv.FormatFloat(f, 'f', -1, 64)
-	if strings.Contains(s, ".") {
-		s = strings.TrimRight(s, "0")
-		s = strings.TrimSuffix(s, ".")
-	}
-	if s == "-0" {
-		s = "0"
-	}
-	return []byte(s)
 }
 
 // formatDouble formats a double reply as Redis 7.0 does ("%.17g", inf).

@@ -25,6 +25,7 @@ import (
 //	nocmp(...)   run on both, do not compare (ids, timings)
 //	shape(...)   compare only the reply's type and aggregate lengths
 //	conn2(...)   run on a second connection to each server
+//	pause(ms)    sleep between steps (not a command)
 //
 // Markers are explicit per command: by default replies are compared byte
 // for byte.
@@ -35,6 +36,7 @@ const (
 	mNoCmp  = "\x00nocmp"
 	mShape  = "\x00shape"
 	mConn2  = "\x00conn2"
+	mSleep  = "\x00sleep"
 )
 
 func cmd(args ...string) []string     { return args }
@@ -45,6 +47,9 @@ func nocmp(args ...string) []string   { return append([]string{mNoCmp}, args...)
 func shape(args ...string) []string   { return append([]string{mShape}, args...) }
 func conn2(args ...string) []string   { return append([]string{mConn2}, args...) }
 
+// pause sleeps between two steps (for TTLs set up to expire).
+func pause(ms int) []string { return []string{mSleep, strconv.Itoa(ms)} }
+
 // diffPair is our server and real Redis side by side, with up to two
 // connections to each.
 type diffPair struct {
@@ -54,6 +59,11 @@ type diffPair struct {
 	oc    [2]*respConn
 	rc    [2]*respConn
 	fails int
+	hist  []string // recent commands, for mismatch reports
+	// per connection: inside MULTI, and the compare mode of each queued
+	// command, applied to the matching element of EXEC's reply
+	inMulti [2]bool
+	queued  [2][]string
 }
 
 // newDiffPair starts both servers with the same extra arguments.
@@ -97,29 +107,51 @@ func (p *diffPair) step(i int, c []string) {
 		modes[c[0]] = true
 		c = c[1:]
 	}
+	if modes[mSleep] {
+		ms, _ := strconv.Atoi(c[0])
+		time.Sleep(time.Duration(ms) * time.Millisecond)
+		return
+	}
 	conn := 0
 	if modes[mConn2] {
 		conn = 1
 	}
 	oc, rc := p.conn(conn)
+	p.hist = append(p.hist, strings.Join(c, " "))
+	if len(p.hist) > 8 {
+		p.hist = p.hist[1:]
+	}
 	var got, want string
 	if modes[mScan] {
 		got, want = scanUnion(oc, c), scanUnion(rc, c)
 	} else {
 		got, want = oc.do(c...), rc.do(c...)
 	}
-	switch {
-	case modes[mNoCmp]:
-		return
-	case modes[mSorted]:
-		got, want = sortedReply(got, 1), sortedReply(want, 1)
-	case modes[mPairs]:
-		got, want = sortedReply(got, 2), sortedReply(want, 2)
-	case modes[mShape]:
-		got, want = replyShape(got), replyShape(want)
+	mode := ""
+	for _, m := range []string{mNoCmp, mSorted, mPairs, mShape} {
+		if modes[m] {
+			mode = m
+		}
 	}
+	name := strings.ToLower(c[0])
+	switch {
+	case name == "multi" && want == "+OK\r\n":
+		p.inMulti[conn], p.queued[conn] = true, nil
+	case p.inMulti[conn] && (name == "exec" || name == "discard") && len(c) == 1:
+		if name == "exec" && mode == "" {
+			got, want = execNormalize(got, p.queued[conn]), execNormalize(want, p.queued[conn])
+		}
+		p.inMulti[conn], p.queued[conn] = false, nil
+	case p.inMulti[conn] && want == "+QUEUED\r\n":
+		p.queued[conn] = append(p.queued[conn], mode)
+		mode = ""
+	}
+	if mode == mNoCmp {
+		return
+	}
+	got, want = normalize(got, mode), normalize(want, mode)
 	if got != want {
-		p.mismatch("#%d %q:\n ours:  %q\n redis: %q", i, c, got, want)
+		p.mismatch("#%d %q:\n ours:  %q\n redis: %q\n after: %q", i, c, got, want, p.hist)
 	}
 }
 
@@ -141,6 +173,34 @@ func (p *diffPair) checkDigest() {
 	if got != want || len(got) != 43 {
 		p.mismatch("DEBUG DIGEST: ours %q, redis %q", got, want)
 	}
+}
+
+// normalize applies a compare mode to a raw reply.
+func normalize(raw, mode string) string {
+	switch mode {
+	case mSorted:
+		return sortedReply(raw, 1)
+	case mPairs:
+		return sortedReply(raw, 2)
+	case mShape:
+		return replyShape(raw)
+	case mNoCmp:
+		return "(not compared)"
+	}
+	return raw
+}
+
+// execNormalize applies each queued command's mode to its element of an
+// EXEC reply.
+func execNormalize(raw string, modes []string) string {
+	header, elems, ok := splitRaw(raw)
+	if !ok || len(elems) != len(modes) {
+		return raw
+	}
+	for i := range elems {
+		elems[i] = normalize(elems[i], modes[i])
+	}
+	return header + strings.Join(elems, "")
 }
 
 // sortedReply sorts an aggregate's elements in groups of n (a non-aggregate

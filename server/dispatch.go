@@ -27,15 +27,11 @@ func (s *Server) processCommand(c *client, argv [][]byte) {
 	}
 	c.lastCmd = cmd.fullName()
 	if !arityOK(cmd, len(argv)) {
-		cmd.rejected++
-		c.err(arityError(cmd))
-		c.flagTransaction()
+		c.reject(cmd, arityError(cmd))
 		return
 	}
 	if s.cfg.Requirepass != "" && !c.authed && cmd.flags&cmdNoAuth == 0 {
-		cmd.rejected++
-		c.err("NOAUTH Authentication required.")
-		c.flagTransaction()
+		c.reject(cmd, "NOAUTH Authentication required.")
 		return
 	}
 	isWrite := cmd.flags&cmdWrite != 0
@@ -44,18 +40,15 @@ func (s *Server) processCommand(c *client, argv [][]byte) {
 	}
 	denyOOM := cmd.flags&cmdDenyOOM != 0
 	if s.cfg.MaxMemory > 0 && denyOOM && !s.loading {
+		s.refreshUsedMemory()
 		if s.usedMemory() > s.cfg.MaxMemory && s.cfg.MaxMemoryPolicy == "noeviction" {
-			cmd.rejected++
-			c.err("OOM command not allowed when used memory > 'maxmemory'.")
-			c.flagTransaction()
+			c.reject(cmd, "OOM command not allowed when used memory > 'maxmemory'.")
 			return
 		}
 	}
 	if isWrite || cmd.name == "ping" {
 		if msg := s.writeRefusal(); msg != "" {
-			cmd.rejected++
-			c.err(msg)
-			c.flagTransaction()
+			c.reject(cmd, msg)
 			return
 		}
 	}
@@ -226,4 +219,19 @@ func (c *client) flagTransaction() {
 	if c.flags&flagMulti != 0 {
 		c.flags |= flagDirtyExec
 	}
+}
+
+// reject refuses cmd before it runs (Redis rejectCommand): the error flags
+// the transaction, and a refused EXEC aborts it with EXECABORT.
+func (c *client) reject(cmd *command, msg string) {
+	if cmd != nil {
+		cmd.rejected++
+	}
+	c.flagTransaction()
+	if cmd != nil && cmd.name == "exec" && cmd.parent == nil {
+		c.discardTransaction()
+		c.err("EXECABORT Transaction discarded because of: " + strings.TrimPrefix(msg, "ERR "))
+		return
+	}
+	c.err(msg)
 }

@@ -112,9 +112,8 @@ func FuzzRequestReader(f *testing.F) {
 }
 
 // Commands the dispatch fuzzer must not send: they stop or reconfigure
-// the shared server, drop its control connection, spawn processes,
-// reach other hosts, or allocate
-// hundreds of MB on purpose.
+// the shared server, drop its control connection, spawn processes, reach
+// other hosts, or allocate hundreds of MB on purpose.
 var fuzzDenied = map[string]bool{
 	"shutdown": true, "debug": true, "config": true, "save": true, "bgsave": true,
 	"bgrewriteaof": true, "replicaof": true, "slaveof": true, "sync": true, "psync": true,

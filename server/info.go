@@ -382,3 +382,13 @@ func totalSystemMemory() int64 {
 // It is refreshed by the cron (ReadMemStats stops the world, so it is not
 // called per command).
 func (s *Server) usedMemory() int64 { return s.usedMemCache }
+
+// refreshUsedMemory updates the cache at most every 50 ms.
+func (s *Server) refreshUsedMemory() {
+	if now := time.Now(); now.Sub(s.usedMemAt) >= 50*time.Millisecond {
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		s.usedMemCache = int64(ms.HeapAlloc)
+		s.usedMemAt = now
+	}
+}

@@ -23,7 +23,7 @@ var typeNames = [...]string{"string", "list", "set", "zset", "hash"}
 // For collections ptr points at *listObj, *setObj, *zsetObj or *hashObj.
 //
 // meta layout (bits): [0,32) string length; [32,36) type; 36 snapshot mark;
-// 37 raw-string flag; [40,64) LRU clock in seconds (24 bits, as Redis).
+// 37 raw-string flag; 38 no-int flag; [40,64) LRU clock in seconds (24 bits, as Redis).
 type entry struct {
 	ptr  unsafe.Pointer
 	meta uint64
@@ -34,6 +34,7 @@ const (
 	metaTypShift = 32
 	metaSnapBit  = 1 << 36
 	metaRawBit   = 1 << 37
+	metaNoIntBit = 1 << 38 // a number stored as "embstr" (INCRBYFLOAT results)
 	metaLRUShift = 40
 	lruMask      = 1<<24 - 1
 )
@@ -115,7 +116,7 @@ func stringEncoding(e entry) string {
 		return "raw"
 	}
 	b := e.str()
-	if len(b) <= 20 {
+	if len(b) <= 20 && e.meta&metaNoIntBit == 0 {
 		if _, ok := parseCanonicalInt(b); ok {
 			return "int"
 		}

@@ -70,6 +70,7 @@ type Server struct {
 	activeExpire     bool
 	shutdownPrepared bool
 	usedMemCache     int64
+	usedMemAt        time.Time
 	pausedUntil      time.Time
 	pauseWrites      bool
 

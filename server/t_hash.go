@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"math"
+	"math/big"
 	"strconv"
 	"unsafe"
 
@@ -487,7 +488,7 @@ func hincrbyfloatCommand(c *client, argv [][]byte) {
 		c.err(errNotFloat)
 		return
 	}
-	if math.IsNaN(incr) || math.IsInf(incr, 0) {
+	if incr.IsInf() {
 		c.err("ERR value is NaN or Infinity")
 		return
 	}
@@ -496,7 +497,7 @@ func hincrbyfloatCommand(c *client, argv [][]byte) {
 	if wrong {
 		return
 	}
-	var cur float64
+	cur := new(big.Float)
 	if v, found := h.get(argv[2]); found {
 		if cur, ok = parseLongDouble(v); !ok {
 			c.err("ERR hash value is not a float")
@@ -504,13 +505,13 @@ func hincrbyfloatCommand(c *client, argv [][]byte) {
 			return
 		}
 	}
-	cur += incr
-	if math.IsNaN(cur) || math.IsInf(cur, 0) {
+	sum, ok := ldAdd(cur, incr)
+	if !ok {
 		c.err("ERR increment would produce NaN or Infinity")
 		s.dropIfEmptyHash(c, key, h)
 		return
 	}
-	out := formatLongDouble(cur)
+	out := formatLongDouble(sum)
 	h.set(s, argv[2], out)
 	c.bulk(out)
 	s.signalModifiedKey(c.db, key)
