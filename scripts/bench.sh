@@ -32,10 +32,12 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# Below the kernel's ephemeral range (32768+), so a client's source port
+# cannot take it between the check and the bind.
 free_port() {
   local p
   while :; do
-    p=$((20000 + RANDOM % 40000))
+    p=$((20000 + RANDOM % 12000))
     if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return; fi
   done
 }
@@ -43,19 +45,27 @@ free_port() {
 # start_server <ours|redis> <extra args...>: sets SRV_PID and PORT.
 start_server() {
   local kind=$1; shift
-  PORT=$(free_port)
-  local dir="$WORK/$kind-$PORT"
-  mkdir -p "$dir"
   local exe=$OURS
   [ "$kind" = redis ] && exe=$REDIS
-  "$exe" --port "$PORT" --bind 127.0.0.1 --save "" --appendonly no --dir "$dir" \
-    --logfile "" --daemonize no "$@" >"$dir/log" 2>&1 &
-  SRV_PID=$!
-  for _ in $(seq 1 200); do
-    if [ "$(redis-cli -h 127.0.0.1 -p "$PORT" ping 2>/dev/null)" = PONG ]; then return; fi
-    sleep 0.05
+  local attempt dir
+  for attempt in 1 2 3; do
+    PORT=$(free_port)
+    dir="$WORK/$kind-$PORT"
+    mkdir -p "$dir"
+    "$exe" --port "$PORT" --bind 127.0.0.1 --save "" --appendonly no --dir "$dir" \
+      --logfile "" --daemonize no "$@" >"$dir/log" 2>&1 &
+    SRV_PID=$!
+    for _ in $(seq 1 300); do
+      if [ "$(redis-cli -h 127.0.0.1 -p "$PORT" ping 2>/dev/null)" = PONG ]; then return; fi
+      kill -0 "$SRV_PID" 2>/dev/null || break
+      sleep 0.05
+    done
+    echo "$kind did not start on port $PORT (attempt $attempt):" >&2
+    tail -5 "$dir/log" >&2
+    kill "$SRV_PID" 2>/dev/null || true
+    wait "$SRV_PID" 2>/dev/null || true
   done
-  echo "$kind did not start:"; cat "$dir/log"; exit 1
+  exit 1
 }
 
 stop_server() {

@@ -226,7 +226,7 @@ func (g *randGen) next() []string {
 }
 
 func TestDiffRandom(t *testing.T) {
-	for _, seed := range []uint64{1, 2, 3, 4} {
+	for _, seed := range []uint64{1, 2, 3, 4, 5, 6} {
 		t.Run("seed"+strconv.FormatUint(seed, 10), func(t *testing.T) {
 			t.Logf("seed %d", seed)
 			p := newDiffPair(t)

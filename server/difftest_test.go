@@ -1,6 +1,8 @@
 package server
 
 import (
+	"bufio"
+	"bytes"
 	"crypto/sha1"
 	"math"
 	"os"
@@ -691,4 +693,27 @@ func TestCStrtodAtoi(t *testing.T) {
 			t.Errorf("cAtoi(%q) = %v, want %v", c.in, got, c.want)
 		}
 	}
+}
+
+// FuzzDebugParsers: the DEBUG argument parsers and the quicklist payload
+// reader never panic, and the RESP reader of the harness never panics.
+func FuzzDebugParsers(f *testing.F) {
+	f.Add([]byte("1.5"))
+	f.Add([]byte("-0x10"))
+	f.Add([]byte{18, 1, 2, 5, 1, 2, 3, 4, 5})
+	f.Add([]byte{18, 0x81, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff})
+	f.Add([]byte{18, 2, 2, 0xC3, 3, 10, 1, 2, 3, 2, 1, 9})
+	f.Add([]byte("*2\r\n$1\r\na\r\n%1\r\n:1\r\n_\r\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		cStrtod(b)
+		cAtoi(b)
+		info := quicklistInfo(b, 3, -2, 0)
+		if info != "" && !strings.HasPrefix(info, " ql_nodes:") {
+			t.Fatalf("bad quicklist info %q", info)
+		}
+		raw, err := readRaw(bufio.NewReader(bytes.NewReader(b)))
+		if err == nil && !bytes.HasPrefix(b, []byte(raw)) {
+			t.Fatalf("raw reply %q is not a prefix of the input", raw)
+		}
+	})
 }

@@ -1,0 +1,356 @@
+package server
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Persistence tests: files read back by us and by the real redis-server,
+// compared with DEBUG DIGEST.
+
+// fillAllTypes writes every type in small and large size classes, with
+// expiries, in several DBs.
+func fillAllTypes(t *testing.T, c *respConn) {
+	t.Helper()
+	must := func(args ...string) {
+		if r := c.do(args...); strings.HasPrefix(r, "-") {
+			t.Fatalf("%v: %s", args, r)
+		}
+	}
+	must("SET", "str", "hello")
+	must("SET", "int", "12345")
+	must("SET", "big", strings.Repeat("a", 100))
+	must("SET", "ttl", "v", "EX", "10000")
+	must("INCRBYFLOAT", "fl", "1.5")
+	must("APPEND", "app", "xyz")
+	must("RPUSH", "list", "a", "b", "c", "1", "2")
+	for i := 0; i < 300; i++ {
+		must("RPUSH", "biglist", strings.Repeat("x", i%90)+strconv.Itoa(i))
+	}
+	must("SADD", "iset", "1", "2", "3")
+	must("SADD", "sset", "x", "y", "z")
+	for i := 0; i < 600; i++ {
+		must("SADD", "bigset", strconv.Itoa(i))
+	}
+	must("ZADD", "zs", "1", "a", "2.5", "b", "-inf", "c")
+	for i := 0; i < 200; i++ {
+		must("ZADD", "bigzs", strconv.Itoa(i), "m"+strconv.Itoa(i))
+	}
+	must("HSET", "h", "f1", "v1", "f2", "2")
+	for i := 0; i < 600; i++ {
+		must("HSET", "bighash", "f"+strconv.Itoa(i), "v"+strconv.Itoa(i))
+	}
+	must("PEXPIRE", "bighash", "50000000")
+	must("SELECT", "3")
+	must("SET", "db3", "v")
+	must("SELECT", "0")
+	must("MULTI")
+	must("SET", "m1", "v")
+	must("INCR", "m2")
+	must("EXEC")
+}
+
+func digestOf(t *testing.T, addr string) string {
+	t.Helper()
+	c := dial(t, addr)
+	return c.do("DEBUG", "DIGEST")
+}
+
+func waitInfo(t *testing.T, c *respConn, field, want string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		info := c.do("INFO", "persistence")
+		if strings.Contains(info, field+":"+want+"\r\n") {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("%s never became %s:\n%s", field, want, c.do("INFO", "persistence"))
+}
+
+func copyDir(t *testing.T, src, dst string) {
+	t.Helper()
+	out, err := exec.Command("cp", "-a", src+"/.", dst).CombinedOutput()
+	if err != nil {
+		t.Fatalf("cp: %v %s", err, out)
+	}
+}
+
+func TestAOFRestartKeepsDataset(t *testing.T) {
+	for _, policy := range []string{"always", "everysec", "no"} {
+		t.Run(policy, func(t *testing.T) {
+			ts := startOurServer(t, "--appendonly", "yes", "--appendfsync", policy)
+			c := dial(t, ts.addr)
+			fillAllTypes(t, c)
+			want := c.do("DEBUG", "DIGEST")
+			if want == "+0000000000000000000000000000000000000000\r\n" {
+				t.Fatal("empty digest")
+			}
+			dir := ts.dir
+			// A second server on a copy of the directory replays it.
+			cp := t.TempDir()
+			copyDir(t, dir, cp)
+			ts2 := startOurServer(t, "--appendonly", "yes", "--dir", cp)
+			if got := digestOf(t, ts2.addr); got != want {
+				t.Fatalf("digest after replay %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+func TestAOFRealRedisLoadsOurDirectory(t *testing.T) {
+	requireRedis(t)
+	for _, rewrites := range []int{0, 1, 2} {
+		for _, preamble := range []string{"yes", "no"} {
+			t.Run(fmt.Sprintf("rewrites=%d/preamble=%s", rewrites, preamble), func(t *testing.T) {
+				ts := startOurServer(t, "--appendonly", "yes", "--aof-use-rdb-preamble", preamble, "--aof-timestamp-enabled", "yes")
+				c := dial(t, ts.addr)
+				fillAllTypes(t, c)
+				for i := 0; i < rewrites; i++ {
+					if r := c.do("BGREWRITEAOF"); !strings.HasPrefix(r, "+Background append only file rewriting started") {
+						t.Fatalf("BGREWRITEAOF: %q", r)
+					}
+					waitInfo(t, c, "aof_rewrite_in_progress", "0")
+					waitInfo(t, c, "aof_last_bgrewrite_status", "ok")
+					c.do("SET", "after"+strconv.Itoa(i), "v")
+					c.do("LPUSH", "list", "after")
+				}
+				want := c.do("DEBUG", "DIGEST")
+				cp := t.TempDir()
+				copyDir(t, ts.dir, cp)
+				rr := startRealRedis(t, "--appendonly", "yes", "--dir", cp)
+				if got := digestOf(t, rr.addr); got != want {
+					log, _ := os.ReadFile(filepath.Join(cp, "redis.log"))
+					t.Fatalf("real redis digest %q, ours %q\n%s", got, want, log)
+				}
+			})
+		}
+	}
+}
+
+func TestAOFWeLoadRealRedisDirectory(t *testing.T) {
+	requireRedis(t)
+	for _, preamble := range []string{"yes", "no"} {
+		t.Run("preamble="+preamble, func(t *testing.T) {
+			rr := startRealRedis(t, "--appendonly", "yes", "--aof-use-rdb-preamble", preamble)
+			c := dial(t, rr.addr)
+			fillAllTypes(t, c)
+			c.do("BGREWRITEAOF")
+			waitInfo(t, c, "aof_rewrite_in_progress", "0")
+			c.do("SET", "after", "v")
+			c.do("RPUSH", "list", "z")
+			want := c.do("DEBUG", "DIGEST")
+			cp := t.TempDir()
+			copyDir(t, rr.dir, cp)
+			ts := startOurServer(t, "--appendonly", "yes", "--dir", cp)
+			if got := digestOf(t, ts.addr); got != want {
+				t.Fatalf("our digest %q, real redis %q\n%s", got, want, ts.logs.String())
+			}
+		})
+	}
+}
+
+func TestRDBInterop(t *testing.T) {
+	requireRedis(t)
+	t.Run("ours-to-redis", func(t *testing.T) {
+		ts := startOurServer(t)
+		c := dial(t, ts.addr)
+		fillAllTypes(t, c)
+		want := c.do("DEBUG", "DIGEST")
+		if r := c.do("BGSAVE"); r != "+Background saving started\r\n" {
+			t.Fatalf("BGSAVE: %q", r)
+		}
+		waitInfo(t, c, "rdb_bgsave_in_progress", "0")
+		waitInfo(t, c, "rdb_last_bgsave_status", "ok")
+		path := filepath.Join(ts.dir, "dump.rdb")
+		out, err := exec.Command("redis-check-rdb", path).CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "RDB looks OK!") {
+			t.Fatalf("redis-check-rdb: %v\n%s", err, out)
+		}
+		cp := t.TempDir()
+		copyDir(t, ts.dir, cp)
+		rr := startRealRedis(t, "--dir", cp, "--dbfilename", "dump.rdb")
+		if got := digestOf(t, rr.addr); got != want {
+			t.Fatalf("real redis digest %q, ours %q", got, want)
+		}
+	})
+	t.Run("redis-to-ours", func(t *testing.T) {
+		rr := startRealRedis(t)
+		c := dial(t, rr.addr)
+		fillAllTypes(t, c)
+		want := c.do("DEBUG", "DIGEST")
+		if r := c.do("SAVE"); r != "+OK\r\n" {
+			t.Fatalf("SAVE: %q", r)
+		}
+		cp := t.TempDir()
+		copyDir(t, rr.dir, cp)
+		ts := startOurServer(t, "--dir", cp)
+		if got := digestOf(t, ts.addr); got != want {
+			t.Fatalf("our digest %q, real redis %q\n%s", got, want, ts.logs.String())
+		}
+	})
+}
+
+// TestBGSAVEPointInTime: writers keep changing keys while a slowed-down
+// BGSAVE runs; the file must hold the dataset as of the BGSAVE instant.
+func TestBGSAVEPointInTime(t *testing.T) {
+	ts := startOurServer(t, "--rdb-key-save-delay", "1000")
+	c := dial(t, ts.addr)
+	for i := 0; i < 500; i++ {
+		c.send("SET", "k"+strconv.Itoa(i), "v0")
+	}
+	for i := 0; i < 500; i++ {
+		c.read()
+	}
+	c.do("RPUSH", "l", "a", "b")
+	c.do("HSET", "h", "f", "v")
+	// DIGEST and BGSAVE back to back on one connection: nothing runs
+	// between them.
+	c.send("DEBUG", "DIGEST")
+	c.send("BGSAVE")
+	want := c.read()
+	if r := c.read(); r != "+Background saving started\r\n" {
+		t.Fatalf("BGSAVE: %q", r)
+	}
+	var wg sync.WaitGroup
+	for w := 0; w < 4; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			wc := dial(t, ts.addr)
+			for i := 0; i < 300; i++ {
+				k := "k" + strconv.Itoa((i*7+w)%600)
+				switch i % 5 {
+				case 0:
+					wc.do("DEL", k)
+				case 1:
+					wc.do("APPEND", k, "x")
+				case 2:
+					wc.do("RPUSH", "l", "c")
+				case 3:
+					wc.do("HSET", "h", "f"+strconv.Itoa(i), "v")
+				default:
+					wc.do("SET", k, "new", "EX", "1000")
+				}
+			}
+			if w == 0 {
+				wc.do("FLUSHALL")
+				wc.do("SET", "afterflush", "1")
+			}
+		}(w)
+	}
+	wg.Wait()
+	waitInfo(t, c, "rdb_bgsave_in_progress", "0")
+	waitInfo(t, c, "rdb_last_bgsave_status", "ok")
+	cp := t.TempDir()
+	copyDir(t, ts.dir, cp)
+	ts2 := startOurServer(t, "--dir", cp)
+	if got := digestOf(t, ts2.addr); got != want {
+		t.Fatalf("dump.rdb digest %q, dataset at BGSAVE %q", got, want)
+	}
+}
+
+// TestRewritePointInTime: a rewrite under concurrent writes; base + new incr
+// must replay to the final dataset, and real Redis agrees.
+func TestRewritePointInTime(t *testing.T) {
+	ts := startOurServer(t, "--appendonly", "yes", "--appendfsync", "always", "--rdb-key-save-delay", "100")
+	c := dial(t, ts.addr)
+	for i := 0; i < 500; i++ {
+		c.send("SET", "k"+strconv.Itoa(i), "v0")
+	}
+	for i := 0; i < 500; i++ {
+		c.read()
+	}
+	if r := c.do("BGREWRITEAOF"); !strings.HasPrefix(r, "+Background append only file rewriting started") {
+		t.Fatalf("BGREWRITEAOF: %q", r)
+	}
+	var wg sync.WaitGroup
+	for w := 0; w < 4; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			wc := dial(t, ts.addr)
+			for i := 0; i < 200; i++ {
+				k := "k" + strconv.Itoa((i*13+w)%600)
+				switch i % 4 {
+				case 0:
+					wc.do("DEL", k)
+				case 1:
+					wc.do("INCR", "ctr")
+				case 2:
+					wc.do("SADD", "s", strconv.Itoa(i))
+				default:
+					wc.do("SET", k, "new"+strconv.Itoa(w))
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	waitInfo(t, c, "aof_rewrite_in_progress", "0")
+	waitInfo(t, c, "aof_last_bgrewrite_status", "ok")
+	want := c.do("DEBUG", "DIGEST")
+	cp := t.TempDir()
+	copyDir(t, ts.dir, cp)
+	ts2 := startOurServer(t, "--appendonly", "yes", "--dir", cp)
+	if got := digestOf(t, ts2.addr); got != want {
+		t.Fatalf("replayed digest %q, want %q", got, want)
+	}
+	if _, err := os.Stat(redisServerPath); err == nil {
+		cp2 := t.TempDir()
+		copyDir(t, ts.dir, cp2)
+		rr := startRealRedis(t, "--appendonly", "yes", "--dir", cp2)
+		if got := digestOf(t, rr.addr); got != want {
+			t.Fatalf("real redis digest %q, want %q", got, want)
+		}
+	}
+}
+
+// TestBGSAVEChildKilled: killing the child fails the save cleanly.
+func TestBGSAVEChildKilled(t *testing.T) {
+	ts := startOurServer(t, "--rdb-key-save-delay", "100000")
+	c := dial(t, ts.addr)
+	for i := 0; i < 50; i++ {
+		c.do("SET", "k"+strconv.Itoa(i), "v")
+	}
+	if r := c.do("BGSAVE"); r != "+Background saving started\r\n" {
+		t.Fatalf("BGSAVE: %q", r)
+	}
+	out, err := exec.Command("pgrep", "-P", strconv.Itoa(os.Getpid())).Output()
+	if err != nil {
+		t.Fatalf("pgrep found no child: %v", err)
+	}
+	var killed bool
+	for _, f := range strings.Fields(string(out)) {
+		pid, _ := strconv.Atoi(f)
+		cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if strings.Contains(string(cmdline), ChildFlag) {
+			exec.Command("kill", "-9", f).Run()
+			killed = true
+		}
+	}
+	if !killed {
+		t.Fatalf("no snapshot child among %q", out)
+	}
+	waitInfo(t, c, "rdb_bgsave_in_progress", "0")
+	waitInfo(t, c, "rdb_last_bgsave_status", "err")
+	if r := c.do("PING"); r != "+PONG\r\n" {
+		t.Fatalf("PING after killed child: %q", r)
+	}
+	entries, _ := os.ReadDir(ts.dir)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), "temp-") {
+			t.Fatalf("temp file left behind: %s", e.Name())
+		}
+	}
+	if _, err := os.Stat(filepath.Join(ts.dir, "dump.rdb")); err == nil {
+		t.Fatal("dump.rdb written by a killed child")
+	}
+}
