@@ -67,8 +67,7 @@ func (g *randGen) next() []string {
 			case 3:
 				return cmd("INCRBY", k, strconv.Itoa(r.IntN(20)-10))
 			case 4:
-				// binary fractions: exact in float64 and long double alike
-				return cmd("INCRBYFLOAT", k, []string{"1.5", "-0.25", "2", "10.5"}[r.IntN(4)])
+				return cmd("INCRBYFLOAT", k, []string{"1.5", "-0.25", "2", "0.1", "-3.3e-2", "1e10"}[r.IntN(6)])
 			case 5:
 				return cmd("SETRANGE", k, strconv.Itoa(r.IntN(10)), g.val())
 			case 6:

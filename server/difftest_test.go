@@ -380,7 +380,6 @@ func digestDataset(p *diffPair) [][]string {
 	return cmds
 }
 
-
 func TestDebugDigestMatchesRedis(t *testing.T) {
 	p := newDiffPair(t)
 	oc, rc := p.conn(0)

@@ -62,6 +62,12 @@ func (s *Server) processCommand(c *client, argv [][]byte) {
 		c.err("LOADING Redis is loading the dataset in memory")
 		return
 	}
+	// CLIENT PAUSE: the client waits (off the executor) until the pause ends.
+	for c.flags&flagFake == 0 && s.pausedFor(cmd) {
+		s.mu.Unlock()
+		time.Sleep(2 * time.Millisecond)
+		s.mu.Lock()
+	}
 	if c.flags&flagMulti != 0 && !isMultiControl(cmd) {
 		if cmd.flags&cmdNoMulti != 0 {
 			c.err("ERR Command not allowed inside a transaction")
@@ -234,4 +240,15 @@ func (c *client) reject(cmd *command, msg string) {
 		return
 	}
 	c.err(msg)
+}
+
+// pausedFor reports whether CLIENT PAUSE holds cmd back now.
+func (s *Server) pausedFor(cmd *command) bool {
+	if s.pausedUntil.IsZero() || !time.Now().Before(s.pausedUntil) {
+		return false
+	}
+	if !s.pauseWrites {
+		return true
+	}
+	return cmd.flags&(cmdWrite|cmdMayReplicate) != 0
 }
