@@ -34,6 +34,7 @@ func objClone(e entry) entry {
 			out = newRawStringEntry(cloneBytes(rs.b))
 		} else {
 			out = newStringEntry(e.str())
+			out.meta |= e.meta & metaNoIntBit // COPY keeps an INCRBYFLOAT "embstr"
 		}
 	case typList:
 		out = newObjEntry(typList, unsafe.Pointer((*listObj)(e.ptr).clone()))

@@ -91,7 +91,7 @@ func (s *Server) LoadData() error {
 func (s *Server) aofOptions() aof.Options {
 	pol, _ := aof.ParsePolicy(s.cfg.AppendFsync)
 	return aof.Options{
-		FS: fsx.OS(), Dir: s.cfg.Dir, DirName: s.cfg.AppendDirname, FileName: s.cfg.AppendFilename,
+		FS: s.aofFS(), Dir: s.cfg.Dir, DirName: s.cfg.AppendDirname, FileName: s.cfg.AppendFilename,
 		Policy: pol, UseRDBPreamble: s.cfg.AOFUseRDBPreamble, LoadTruncated: s.cfg.AOFLoadTruncated,
 		TimestampEnabled: s.cfg.AOFTimestampEnabled, DisableAutoGC: s.cfg.AOFDisableAutoGC,
 		NoFsyncOnRewrite:    s.cfg.NoAppendfsyncOnRewrite,
@@ -743,3 +743,12 @@ func (s *Server) flushallSave() {
 }
 
 var _ = syscall.SIGUSR1
+
+// aofFS is the file system the AOF goes through (tests substitute one that
+// controls fsync).
+func (s *Server) aofFS() fsx.FS {
+	if s.testFS != nil {
+		return s.testFS
+	}
+	return fsx.OS()
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/aofserver/aofserver/aof"
+	"github.com/aofserver/aofserver/aof/fsx"
 	"github.com/aofserver/aofserver/config"
 )
 
@@ -78,6 +79,7 @@ type Server struct {
 	doneOnce sync.Once
 	wg       sync.WaitGroup
 	exitFn   func(code int)
+	testFS   fsx.FS // AOF file system override for tests
 }
 
 type stats struct {

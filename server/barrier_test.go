@@ -1,0 +1,231 @@
+package server
+
+import (
+	"bufio"
+	"context"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aofserver/aofserver/aof/fsx"
+	"github.com/aofserver/aofserver/config"
+)
+
+// gateFS wraps the OS file system; while closed, Sync of an AOF file blocks.
+type gateFS struct {
+	fsx.FS
+	mu     sync.Mutex
+	open   chan struct{}
+	syncs  int
+	inSync int
+}
+
+func newGateFS() *gateFS {
+	g := &gateFS{FS: fsx.OS(), open: make(chan struct{})}
+	close(g.open)
+	return g
+}
+
+func (g *gateFS) closeGate() {
+	g.mu.Lock()
+	g.open = make(chan struct{})
+	g.mu.Unlock()
+}
+
+func (g *gateFS) openGate() {
+	g.mu.Lock()
+	select {
+	case <-g.open:
+	default:
+		close(g.open)
+	}
+	g.mu.Unlock()
+}
+
+func (g *gateFS) syncing() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.inSync
+}
+
+type gateFile struct {
+	fsx.File
+	g *gateFS
+}
+
+func (f *gateFile) Sync() error {
+	f.g.mu.Lock()
+	ch := f.g.open
+	f.g.inSync++
+	f.g.syncs++
+	f.g.mu.Unlock()
+	<-ch
+	f.g.mu.Lock()
+	f.g.inSync--
+	f.g.mu.Unlock()
+	return f.File.Sync()
+}
+
+func (g *gateFS) OpenAppend(p string) (fsx.File, error) {
+	f, err := g.FS.OpenAppend(p)
+	if err != nil {
+		return nil, err
+	}
+	return &gateFile{File: f, g: g}, nil
+}
+
+func startGatedServer(t *testing.T, g *gateFS, args ...string) *Server {
+	t.Helper()
+	all := append([]string{"--port", "0", "--bind", "127.0.0.1", "--dir", t.TempDir(), "--save", "", "--appendonly", "yes"}, args...)
+	cfg, err := config.Load("", all, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(cfg, NewLogger(&lockedBuffer{}, "notice", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.testFS = g
+	s.exitFn = func(int) {}
+	if err := s.Listen(); err != nil {
+		t.Fatal(err)
+	}
+	go s.Serve()
+	if err := s.LoadData(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		g.openGate()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		s.Shutdown(ctx)
+	})
+	return s
+}
+
+// asyncDo sends a command and delivers its reply on a channel.
+func asyncDo(t *testing.T, addr string, args ...string) <-chan string {
+	t.Helper()
+	nc, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { nc.Close() })
+	nc.Write(appendMultibulk(nil, args...))
+	ch := make(chan string, 1)
+	go func() {
+		r, err := readRaw(bufio.NewReader(nc))
+		if err != nil {
+			r = "error: " + err.Error()
+		}
+		ch <- r
+	}()
+	return ch
+}
+
+func noReply(t *testing.T, ch <-chan string, what string) {
+	t.Helper()
+	select {
+	case r := <-ch:
+		t.Fatalf("%s got a reply %q before its data was fsynced", what, r)
+	case <-time.After(150 * time.Millisecond):
+	}
+}
+
+func reply(t *testing.T, ch <-chan string) string {
+	t.Helper()
+	select {
+	case r := <-ch:
+		return r
+	case <-time.After(5 * time.Second):
+		t.Fatal("no reply")
+		return ""
+	}
+}
+
+// TestAlwaysBarrier: under appendfsync always no reply — to the write, or to
+// a read that would reveal it — leaves before the write is fsynced, while
+// the executor keeps executing other clients' commands meanwhile.
+func TestAlwaysBarrier(t *testing.T) {
+	g := newGateFS()
+	s := startGatedServer(t, g, "--appendfsync", "always")
+	addr := s.Addr().String()
+	g.closeGate()
+	setA := asyncDo(t, addr, "SET", "k", "v1")
+	noReply(t, setA, "SET")
+	getB := asyncDo(t, addr, "GET", "k")
+	noReply(t, getB, "GET revealing an unsynced write")
+	// The executor is not waiting on the disk: other commands still run.
+	var more []<-chan string
+	for i := 0; i < 20; i++ {
+		more = append(more, asyncDo(t, addr, "INCR", "ctr"))
+	}
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		s.mu.Lock()
+		v, ok := s.dbs[0].keys.Get("ctr")
+		s.mu.Unlock()
+		if ok && string(v.str()) == "20" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the executor stopped while an fsync was in flight")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if g.syncing() == 0 {
+		t.Fatal("no fsync in flight")
+	}
+	for _, ch := range more {
+		noReply(t, ch, "INCR")
+		break
+	}
+	syncsBefore := g.syncs
+	g.openGate()
+	if r := reply(t, setA); r != "+OK\r\n" {
+		t.Fatalf("SET: %q", r)
+	}
+	if r := reply(t, getB); r != "$2\r\nv1\r\n" {
+		t.Fatalf("GET: %q", r)
+	}
+	for _, ch := range more {
+		if r := reply(t, ch); !strings.HasPrefix(r, ":") {
+			t.Fatalf("INCR: %q", r)
+		}
+	}
+	// Group commit: the 20 INCRs that piled up behind one fsync needed far
+	// fewer than 20 more.
+	g.mu.Lock()
+	extra := g.syncs - syncsBefore
+	g.mu.Unlock()
+	if extra >= 20 {
+		t.Fatalf("%d fsyncs for 20 writes: no group commit", extra)
+	}
+}
+
+// TestEverysecDoesNotWaitForFsync: a stuck fsync must not hold replies
+// under everysec (the bytes are written, then acknowledged).
+func TestEverysecDoesNotWaitForFsync(t *testing.T) {
+	g := newGateFS()
+	s := startGatedServer(t, g, "--appendfsync", "everysec")
+	addr := s.Addr().String()
+	g.closeGate()
+	for i := 0; i < 3; i++ {
+		if r := reply(t, asyncDo(t, addr, "SET", "k", "v")); r != "+OK\r\n" {
+			t.Fatalf("SET: %q", r)
+		}
+		time.Sleep(700 * time.Millisecond) // let the once-a-second fsync start and hang
+	}
+	if g.syncing() == 0 {
+		t.Fatal("expected the everysec fsync to be stuck in the gate")
+	}
+	start := time.Now()
+	if r := reply(t, asyncDo(t, addr, "SET", "k2", "v")); r != "+OK\r\n" {
+		t.Fatalf("SET: %q", r)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Fatalf("SET took %v behind a stuck fsync", d)
+	}
+}
