@@ -44,8 +44,13 @@ type client struct {
 	authed bool
 	resp   int
 
-	out     []byte // replies of the current batch (conn goroutine / under mu)
-	waitOff int64  // AOF offset the replies in out depend on
+	out []byte // replies of the current batch (conn goroutine / under mu)
+
+	// connFlags and connTimeout are the connection goroutine's copies of
+	// flags and the timeout config, refreshed under mu after each batch.
+	connFlags   uint32
+	connTimeout int
+	waitOff     int64 // AOF offset the replies in out depend on
 
 	mstate  []queuedCmd
 	watched []watchedKey
@@ -80,6 +85,9 @@ type client struct {
 type watchedKey struct {
 	db  *DB
 	key string
+	// expired: the key was already logically expired at WATCH time; its
+	// lazy deletion is then not a change (Redis 7.0 watchedKey.expired).
+	expired bool
 }
 
 func newClient(s *Server, nc net.Conn, id int64) *client {

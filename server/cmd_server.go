@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -40,6 +41,9 @@ func init() {
 		sv("latency|doctor", 2, adm|ls, latencyDoctorCommand, "Return a human readable latency analysis report.", "2.8.13", "@admin", "@slow", "@dangerous"),
 		sv("latency|help", 2, ls, latencyHelpCommand, "Show helpful text about the different subcommands.", "2.8.13", "@slow"),
 		sv("memory", -2, 0, nil, "A container for memory diagnostics commands", "4.0.0", "@slow"),
+		sv("memory|purge", 2, 0, memoryPurgeCommand, "Ask the allocator to release memory", "4.0.0", "@slow"),
+		sv("memory|doctor", 2, 0, memoryDoctorCommand, "Outputs memory problems report", "4.0.0", "@slow"),
+		sv("memory|help", 2, 0, memoryHelpCommand, "Show helpful text about the different subcommands", "4.0.0", "@slow"),
 		&command{name: "memory|usage", arity: -3, flags: cmdReadonly, firstKey: 2, lastKey: 2, step: 1, proc: memoryUsageCommand, group: "server", summary: "Estimate the memory usage of a key", since: "4.0.0", acl: []string{"@read", "@slow"}},
 	)
 }
@@ -443,3 +447,33 @@ func (s *Server) exitAfterShutdown() {
 }
 
 var _ = redcon.AppendArray
+
+// MEMORY PURGE runs a garbage collection and returns freed pages to the OS
+// (the Go counterpart of jemalloc's purge).
+func memoryPurgeCommand(c *client, argv [][]byte) {
+	debug.FreeOSMemory()
+	c.ok()
+}
+
+func memoryDoctorCommand(c *client, argv [][]byte) {
+	c.bulkString("Hi Sam, I can't find any memory issue in your instance. I can only account for what occurs on this base.")
+}
+
+func memoryHelpCommand(c *client, argv [][]byte) {
+	helpLines(c, []string{
+		"MEMORY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+		"DOCTOR",
+		"    Return memory problems reports.",
+		"MALLOC-STATS",
+		"    Return internal statistics report from the memory allocator.",
+		"PURGE",
+		"    Attempt to purge dirty pages for reclamation by the allocator.",
+		"STATS",
+		"    Return information about the memory usage of the server.",
+		"USAGE <key> [SAMPLES <count>]",
+		"    Return memory in bytes used by <key> and its value. Nested values are",
+		"    sampled up to <count> times (default: 5, 0 means sample all).",
+		"HELP",
+		"    Prints this help.",
+	})
+}

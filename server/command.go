@@ -190,7 +190,7 @@ func (t commandTable) sortedNames() []string {
 func unknownCommandError(argv [][]byte) string {
 	var sb strings.Builder
 	for i := 1; i < len(argv) && sb.Len() < 128; i++ {
-		a := argv[i]
+		a := cString(argv[i])
 		room := 128 - sb.Len()
 		if len(a) > room {
 			a = a[:room]
@@ -199,7 +199,7 @@ func unknownCommandError(argv [][]byte) string {
 		sb.Write(a)
 		sb.WriteString("' ")
 	}
-	name := argv[0]
+	name := cString(argv[0])
 	if len(name) > 128 {
 		name = name[:128]
 	}
@@ -218,3 +218,13 @@ func arityError(cmd *command) string {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// cString cuts b at its first NUL, as Redis's %s formatting of sds does.
+func cString(b []byte) []byte {
+	for i, c := range b {
+		if c == 0 {
+			return b[:i]
+		}
+	}
+	return b
+}

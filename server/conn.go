@@ -3,7 +3,10 @@ package server
 import (
 	"errors"
 	"net"
+	"runtime/debug"
 	"time"
+
+	"github.com/aofserver/aofserver/aof"
 )
 
 const deniedProtectedMode = "-DENIED Redis is running in protected mode because protected mode is enabled and no password is set for the default user. In this mode connections are only accepted from the loopback interface. If you want to connect from external computers to Redis you may adopt one of the following solutions: 1) Just disable protected mode sending the command 'CONFIG SET protected-mode no' from the loopback interface by connecting to Redis from the same host the server is running, however MAKE SURE Redis is not publicly accessible from internet if you do so. Use CONFIG REWRITE to make this change permanent. 2) Alternatively you can just disable the protected mode by editing the Redis configuration file, and setting the protected mode option to 'no', and then restarting the server. 3) If you started the server manually just for testing, restart it with the '--protected-mode no' option. 4) Set up an authentication password for the default user. NOTE: You only need to do one of the above things in order for the server to start accepting connections from the outside.\r\n"
@@ -45,6 +48,7 @@ func (s *Server) serveConn(nc net.Conn) {
 	s.clients[id] = c
 	c.db = s.dbs[0]
 	s.stats.totalConns++
+	c.syncConnView()
 	s.mu.Unlock()
 	s.nclients.Add(1)
 
@@ -61,14 +65,16 @@ func (s *Server) serveConn(nc net.Conn) {
 
 func (s *Server) connLoop(c *client) {
 	for {
-		if t := s.cfg.Timeout; t > 0 && c.flags&(flagPubSub|flagMonitor) == 0 {
+		if t := c.connTimeout; t > 0 && c.connFlags&(flagPubSub|flagMonitor) == 0 {
 			c.conn.SetReadDeadline(time.Now().Add(time.Duration(t) * time.Second))
 		} else {
 			c.conn.SetReadDeadline(time.Time{})
 		}
 		buf, err := c.rd.space()
 		if err != nil {
+			s.mu.Lock()
 			s.log.Warn().Msgf("Closing client that reached max query buffer length: %s", c.infoLine())
+			s.mu.Unlock()
 			return
 		}
 		n, err := c.conn.Read(buf)
@@ -109,7 +115,7 @@ func (s *Server) connLoop(c *client) {
 			}
 		}
 		c.rd.reset()
-		if c.flags&flagCloseAfterReply != 0 {
+		if c.connFlags&flagCloseAfterReply != 0 {
 			return
 		}
 	}
@@ -120,23 +126,12 @@ func (s *Server) connLoop(c *client) {
 func (s *Server) runBatch(c *client) bool {
 	n := c.rd.ncmds()
 	for i := 0; i < n; {
-		s.mu.Lock()
-		end := i + maxBatch
-		if end > n {
-			end = n
+		var a *aof.AOF
+		var ok bool
+		i, a, ok = s.execChunk(c, i, n)
+		if !ok {
+			return false
 		}
-		for ; i < end; i++ {
-			s.processCommand(c, c.rd.argsOf(i))
-			if c.flags&(flagCloseAfterReply|flagCloseASAP) != 0 {
-				i = n
-				break
-			}
-		}
-		if s.aof != nil {
-			c.waitOff = s.aof.Offset()
-		}
-		a := s.aof
-		s.mu.Unlock()
 		if i >= n && a != nil {
 			// The barrier: no reply of this batch leaves before what it
 			// depends on is written (everysec/no) or fsynced (always).
@@ -146,6 +141,53 @@ func (s *Server) runBatch(c *client) bool {
 		}
 	}
 	return true
+}
+
+// execChunk runs commands [i, min(i+maxBatch, n)) under the executor. A
+// panic in a command is contained: it is logged, the client gets an error
+// and is closed, and the executor is released.
+func (s *Server) execChunk(c *client, i, n int) (next int, a *aof.AOF, ok bool) {
+	s.mu.Lock()
+	ok = true
+	defer func() {
+		if r := recover(); r != nil {
+			argv := c.rd.argsOf(i)
+			name := ""
+			if len(argv) > 0 {
+				name = string(argv[0])
+			}
+			s.log.Warn().Msgf("=== ASSERTION FAILED === command '%s' from client %s: %v\n%s", name, c.addr, r, debug.Stack())
+			s.execDepth = 0
+			s.flushPropagation(false)
+			c.out = append(c.out, "-ERR internal error\r\n"...)
+			s.flushOut(c)
+			ok = false
+		}
+		c.syncConnView()
+		s.mu.Unlock()
+	}()
+	end := i + maxBatch
+	if end > n {
+		end = n
+	}
+	for ; i < end; i++ {
+		s.processCommand(c, c.rd.argsOf(i))
+		if c.flags&(flagCloseAfterReply|flagCloseASAP) != 0 {
+			i = n
+			break
+		}
+	}
+	if s.aof != nil {
+		c.waitOff = s.aof.Offset()
+	}
+	return i, s.aof, ok
+}
+
+// syncConnView copies what the connection goroutine reads between batches
+// (under Server.mu).
+func (c *client) syncConnView() {
+	c.connFlags = c.flags
+	c.connTimeout = c.srv.cfg.Timeout
 }
 
 // flushOut sends c.out to the client (or queues it behind pushed messages).

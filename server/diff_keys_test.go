@@ -69,7 +69,7 @@ func TestDiffKeysExpire(t *testing.T) {
 		cmd("EXPIRE", "k", "100000", "LT"), cmd("TTL", "k"),
 		cmd("EXPIRE", "k", "100", "NX", "XX"), cmd("EXPIRE", "k", "100", "GT", "LT"), cmd("EXPIRE", "k", "100", "NX", "GT"),
 		cmd("EXPIRE", "k", "100", "NX", "LT"), cmd("EXPIRE", "k", "100", "XX", "GT"), cmd("EXPIRE", "k", "100", "FOO"),
-		cmd("EXPIRE", "k", "100", "xx", "lt"), cmd("TTL", "k"), cmd("EXPIRE", "k", "100", "gt", "gt"),
+		cmd("EXPIRE", "k", "100", "xx", "lt"), cmd("TTL", "k"), pause(3), cmd("EXPIRE", "k", "100", "gt", "gt"),
 		cmd("PEXPIRE", "k", "5000000", "GT"), cmd("PEXPIREAT", "k", "4102444800000", "LT"), cmd("EXPIREAT", "k", "4102444800", "NX"),
 		cmd("EXPIRE", "k", "x"), cmd("EXPIRE", "k", "1.5"), cmd("EXPIRE", "k", ""), cmd("EXPIRE", "k"),
 		cmd("EXPIRE", "k", "9223372036854775807"), cmd("EXPIRE", "k", "9223372036854775"), cmd("PEXPIRE", "k", "9223372036854775807"),

@@ -137,7 +137,7 @@ func (s *Server) call(c *client, cmd *command, argv [][]byte) {
 		s.slowlog.maybeAdd(s, c, argv, dur)
 	}
 	s.latency.maybeAdd("command", dur, s.cfg.LatencyMonitorThreshold)
-	if s.dirty != dirtyBefore && cmd.flags&cmdNoPropagate == 0 && !c.preventProp && !s.loading {
+	if s.dirty != dirtyBefore && cmd.flags&cmdNoPropagate == 0 && !c.preventProp && !s.loading && (s.aof != nil || s.collectProp) {
 		pa := c.propArgv
 		if pa == nil {
 			pa = cloneArgv(argv)
@@ -153,7 +153,7 @@ func (s *Server) call(c *client, cmd *command, argv [][]byte) {
 // propagate adds an op to the current execution unit (Redis alsoPropagate)
 // or, outside any command (active expiry), logs it on its own.
 func (s *Server) propagate(db int, argv [][]byte) {
-	if s.loading {
+	if s.loading || (s.aof == nil && !s.collectProp) {
 		return
 	}
 	s.pendingOps = append(s.pendingOps, aof.Op{DB: db, Argv: argv})

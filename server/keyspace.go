@@ -169,10 +169,29 @@ func (s *Server) signalModifiedKey(db *DB, key []byte) {
 	if len(db.watched) == 0 {
 		return
 	}
-	if cs, ok := db.watched[bstr(key)]; ok {
-		for _, c := range cs {
-			c.flags |= flagDirtyCAS
+	cs, ok := db.watched[bstr(key)]
+	if !ok {
+		return
+	}
+	_, present := db.keys.Get(bstr(key))
+	for _, c := range cs {
+		for i := range c.watched {
+			w := &c.watched[i]
+			if w.db != db || w.key != string(key) {
+				continue
+			}
+			if w.expired {
+				// Deleting a key that was already expired at WATCH time
+				// is logically no change.
+				w.expired = false
+				if !present {
+					goto next
+				}
+			}
+			break
 		}
+		c.flags |= flagDirtyCAS
+	next:
 	}
 }
 

@@ -66,6 +66,9 @@ func execCommand(c *client, argv [][]byte) {
 	if c.flags&flagDirtyCAS == 0 {
 		now := s.nowMs()
 		for _, w := range c.watched {
+			if w.expired {
+				continue
+			}
 			if t := w.db.expireAt(w.key); t >= 0 && t <= now {
 				c.flags |= flagDirtyCAS
 				break
@@ -111,10 +114,13 @@ func watchCommand(c *client, argv [][]byte) {
 		if dup {
 			continue
 		}
-		c.watched = append(c.watched, watchedKey{db: c.db, key: key})
+		expired := false
+		if t := c.db.expireAt(key); t >= 0 && t <= s.nowMs() {
+			expired = true
+		}
+		c.watched = append(c.watched, watchedKey{db: c.db, key: key, expired: expired})
 		c.db.watched[key] = append(c.db.watched[key], c)
 	}
-	_ = s
 	c.ok()
 }
 

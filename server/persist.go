@@ -124,7 +124,7 @@ func (s *Server) loadAOFAndOpen() error {
 		if err != nil {
 			return err
 		}
-		s.log.Info().Msgf("DB loaded from append only file: %.3f seconds", time.Since(start).Seconds())
+		_ = start
 	}
 	if err := a.Start(func(w io.Writer) error { return s.writeBaseSync(w) }); err != nil {
 		return err
@@ -207,7 +207,6 @@ type aofLoader struct {
 }
 
 func (l *aofLoader) LoadRDB(r *bufio.Reader, file string) error {
-	l.s.log.Info().Msg("Reading RDB base file on AOF loading...")
 	_, err := l.s.decodeRDB(r, true)
 	return err
 }
@@ -705,7 +704,6 @@ func (s *Server) prepareShutdown(save, nosave bool) error {
 		c.kill()
 	}
 	if s.aof != nil {
-		s.log.Info().Msg("Calling fsync() on the AOF file.")
 		if err := s.aof.Close(); err != nil {
 			return err
 		}

@@ -80,6 +80,9 @@ type Server struct {
 	wg       sync.WaitGroup
 	exitFn   func(code int)
 	testFS   fsx.FS // AOF file system override for tests
+	// collectProp keeps propagated ops in pendingOps even with the AOF off
+	// (tests inspect them).
+	collectProp bool
 }
 
 type stats struct {

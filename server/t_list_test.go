@@ -35,6 +35,7 @@ func newDSServer(t testing.TB, tweak func(*config.Config)) *dsServer {
 	c.db = s.dbs[0]
 	c.authed = true
 	s.execDepth = 1
+	s.collectProp = true
 	return &dsServer{s: s, c: c}
 }
 
