@@ -70,6 +70,13 @@ type AOF struct {
 	closing    bool
 	kick       chan struct{} // wakes the writer; capacity 1
 
+	// stepMu is held by whoever performs a write step: the writer goroutine,
+	// or a Wait caller that found it idle and writes itself (leader), which
+	// saves two goroutine hand-offs per reply. ws is the step state.
+	stepMu     sync.Mutex
+	ws         writerState
+	stepClosed bool // guarded by stepMu: Close has taken the file away
+
 	// mu guards the writer/syncer shared state below.
 	mu           sync.Mutex
 	cur          *segment // incr file being appended to

@@ -45,8 +45,10 @@ func (a *AOF) Feed(ops ...Op) int64 {
 	}
 	a.bufMu.Unlock()
 	if grown > 0 {
+		// No wake-up here: the client that waits for these bytes writes
+		// them itself (Wait), and the writer's tick picks up bytes nobody
+		// waits for (active expiry) within writerTick.
 		a.bufLen.Add(grown)
-		a.wake()
 	}
 	return off
 }

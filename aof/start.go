@@ -163,6 +163,10 @@ func (a *AOF) Close() error {
 		<-a.writerDone
 		close(a.stopSyncer)
 		<-a.syncerDone
+		// Wait for a leader still stepping, and keep new ones out.
+		a.stepMu.Lock()
+		a.stepClosed = true
+		a.stepMu.Unlock()
 		a.bufMu.Lock()
 		rot := a.rot
 		a.rot = nil

@@ -8,10 +8,14 @@ import (
 // writeLogEvery rate-limits write-error log lines (Redis's AOF_WRITE_LOG_ERROR_RATE).
 const writeLogEvery = 30 * time.Second
 
+// writerTick bounds how long fed bytes that no client waits for (active
+// expiry) stay in memory before the writer writes them.
+const writerTick = 5 * time.Millisecond
+
 // delayedFsyncAfter is Redis's 2-second postponement limit (spec §5.2 step 3).
 const delayedFsyncAfter = 2 * time.Second
 
-// writerState is owned by the writer goroutine.
+// writerState is owned by whoever holds AOF.stepMu.
 type writerState struct {
 	pending     []byte // taken from buf, not yet written (kept across write errors)
 	pendingCmds int64
@@ -24,18 +28,27 @@ func (a *AOF) writerLoop() {
 	defer close(a.writerDone)
 	retry := time.NewTimer(time.Hour)
 	retry.Stop()
-	var w writerState
+	tick := time.NewTicker(writerTick)
+	defer tick.Stop()
 	for {
 		stopping := false
 		select {
 		case <-a.kick:
+		case <-tick.C:
+			if a.bufLen.Load() == 0 {
+				continue
+			}
 		case <-retry.C:
 		case <-a.stopWriter:
 			stopping = true
 		}
 		if a.term.Load() == nil {
-			for a.step(&w) {
+			a.stepMu.Lock()
+			if !a.stepClosed {
+				for a.step(&a.ws) {
+				}
 			}
+			a.stepMu.Unlock()
 			if a.writeErr.Load() != nil && !stopping {
 				retry.Reset(a.writeRetryEvery)
 			}
@@ -286,6 +299,29 @@ func (a *AOF) Wait(off int64) error {
 		}
 		if t := a.term.Load(); t != nil {
 			return *t
+		}
+		// Leader: if no step is running, write (and under Always fsync)
+		// everything fed so far on this goroutine instead of handing off to
+		// the writer and back. Others keep waiting and are covered by the
+		// same write and fsync (group commit); leftovers fed meanwhile are
+		// picked up by the writer goroutine, which is kicked afterwards.
+		if a.stepMu.TryLock() {
+			progress := false
+			if !a.stepClosed && a.term.Load() == nil {
+				for a.step(&a.ws) {
+					progress = true
+				}
+			}
+			a.stepMu.Unlock()
+			if a.bufLen.Load() > 0 {
+				// Bytes fed while we stepped: someone may be waiting on
+				// them without having been able to lead.
+				a.wake()
+			}
+			if progress || a.ackOff.Load() >= off {
+				continue
+			}
+			// No progress (a write error being retried): wait for news.
 		}
 		<-ch
 	}
