@@ -238,7 +238,15 @@ func (c *Config) apply(argv []string, file string, depth int) (reason string, er
 		if !d.has(fMultiArg) && len(argv) != 2 {
 			return "wrong number of arguments", nil
 		}
-		if reason := d.setArgs(c, argv[1:]); reason != "" {
+		args := argv[1:]
+		if d.has(fMultiArg) && len(args) == 1 && args[0] != "" {
+			// Like Redis 7.0: a single argument of a multi-argument
+			// directive is split, so --save "900 1 300 10" works.
+			if split, ok := splitArgs(args[0]); ok {
+				args = split
+			}
+		}
+		if reason := d.setArgs(c, args); reason != "" {
 			return reason, nil
 		}
 		c.markSeen(d.name)
