@@ -100,15 +100,15 @@ func register(cmds ...*command) {
 // into the subcommand. It returns the container (and nil) for an unknown
 // subcommand so the caller can say so.
 func (s *Server) lookupCommand(argv [][]byte) (cmd, container *command) {
-	name := lowerASCII(argv[0])
-	cmd = s.commands[bstr(name)]
+	var buf [32]byte
+	cmd = s.commands[string(lowerInto(buf[:0], argv[0]))]
 	if cmd == nil || cmd.subs == nil {
 		return cmd, nil
 	}
 	if len(argv) < 2 {
 		return cmd, nil // arity error of the container
 	}
-	sub := cmd.subs[bstr(lowerASCII(argv[1]))]
+	sub := cmd.subs[string(lowerInto(buf[:0], argv[1]))]
 	if sub == nil {
 		return nil, cmd
 	}
@@ -227,4 +227,16 @@ func cString(b []byte) []byte {
 		}
 	}
 	return b
+}
+
+// lowerInto appends b lower-cased to dst; with a stack buffer and the
+// map[string(bytes)] form, command lookup does not allocate.
+func lowerInto(dst, b []byte) []byte {
+	for _, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
+	return dst
 }

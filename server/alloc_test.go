@@ -1,0 +1,38 @@
+package server
+
+import "testing"
+
+func TestLookupNoAlloc(t *testing.T) {
+	s := &Server{commands: builtin}
+	argv := [][]byte{[]byte("SET"), []byte("k"), []byte("v")}
+	n := testing.AllocsPerRun(100, func() { s.lookupCommand(argv) })
+	if n != 0 {
+		t.Fatalf("lookupCommand allocates %v times", n)
+	}
+	argv = [][]byte{[]byte("CONFIG"), []byte("GET"), []byte("x")}
+	if n := testing.AllocsPerRun(100, func() { s.lookupCommand(argv) }); n != 0 {
+		t.Fatalf("subcommand lookup allocates %v times", n)
+	}
+}
+
+// The hot path allocates only what it stores: a GET nothing, a SET of an
+// existing key only the new value.
+func TestHotPathAllocs(t *testing.T) {
+	ts := startOurServer(t)
+	s := ts.s
+	c := newClient(s, nil, 99)
+	c.db = s.dbs[0]
+	c.authed = true
+	set := [][]byte{[]byte("SET"), []byte("key:1"), []byte("0123456789")}
+	get := [][]byte{[]byte("GET"), []byte("key:1")}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.processCommand(c, set)
+	c.out = c.out[:0]
+	if n := testing.AllocsPerRun(200, func() { s.processCommand(c, get); c.out = c.out[:0] }); n != 0 {
+		t.Errorf("GET allocates %v times per call", n)
+	}
+	if n := testing.AllocsPerRun(200, func() { s.processCommand(c, set); c.out = c.out[:0] }); n > 1 {
+		t.Errorf("SET of an existing key allocates %v times per call", n)
+	}
+}
