@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -89,6 +90,9 @@ type childProc struct {
 	err   error // exit status, after done
 	start time.Time
 	path  string
+	// killed: the server stopped it on purpose (SIGUSR1, as Redis): the
+	// save is not an error.
+	killed atomic.Bool
 }
 
 // spawnChild starts the writer for path and feeds it from q.
@@ -149,6 +153,7 @@ func (s *Server) spawnChild(path string, q *snapQueue) (*childProc, error) {
 }
 
 func (cp *childProc) kill() {
+	cp.killed.Store(true)
 	if cp.cmd.Process != nil {
 		cp.cmd.Process.Signal(syscall.SIGUSR1)
 		time.AfterFunc(time.Second, func() { cp.cmd.Process.Kill() })

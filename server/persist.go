@@ -433,23 +433,17 @@ func (s *Server) bgsave() error {
 			}
 		}
 		os.Remove(tmpPath)
-		if ee, ok := cp.err.(*exitError); ok && ee.signaled {
-			s.log.Warn().Msgf("Background saving terminated by signal %d", ee.sig)
-		} else {
-			s.log.Warn().Msgf("Background saving error: %v", childErr(cp.err, sn.err))
-		}
 		sn.abort(errSnapshotAborted)
+		if cp.killed.Load() {
+			// Killed on purpose (FLUSHALL, SHUTDOWN): not an error.
+			s.log.Warn().Msgf("Background saving terminated by signal %d", int(syscall.SIGUSR1))
+			return
+		}
+		s.log.Warn().Msgf("Background saving error: %v", childErr(cp.err, sn.err))
 		s.persist.lastBgsaveOK = false
 	}()
 	return nil
 }
-
-type exitError struct {
-	signaled bool
-	sig      int
-}
-
-func (e *exitError) Error() string { return fmt.Sprintf("signal %d", e.sig) }
 
 func childErr(a, b error) error {
 	if a != nil {
@@ -517,7 +511,7 @@ func (s *Server) startRewrite() error {
 			s.persist.lastRewriteOK = true
 			s.persist.rewriteFailures = 0
 			s.log.Info().Msg("Background AOF rewrite finished successfully")
-		} else {
+		} else if !cp.killed.Load() {
 			s.persist.lastRewriteOK = false
 			s.persist.rewriteFailures++
 		}
