@@ -20,6 +20,10 @@ func (s *Server) startAppendOnly() error {
 		return err
 	}
 	s.aof = a
+	// Offsets are per AOF instance: forget those of a previous one.
+	for _, c := range s.clients {
+		c.fedOff = 0
+	}
 	if existed {
 		if err := s.startRewrite(); err != nil {
 			s.persist.rewriteScheduled = true

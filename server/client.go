@@ -51,6 +51,7 @@ type client struct {
 	connFlags   uint32
 	connTimeout int
 	waitOff     int64 // AOF offset the replies in out depend on
+	fedOff      int64 // AOF offset after this client's last propagated write
 
 	mstate  []queuedCmd
 	watched []watchedKey

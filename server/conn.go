@@ -178,7 +178,16 @@ func (s *Server) execChunk(c *client, i, n int) (next int, a *aof.AOF, ok bool) 
 		}
 	}
 	if s.aof != nil {
-		c.waitOff = s.aof.Offset()
+		if s.cfg.AppendFsync == "always" {
+			// No reply may reveal a write that is not durable yet: wait
+			// for everything executed so far, by anyone.
+			c.waitOff = s.aof.Offset()
+		} else {
+			// everysec/no: this client's own writes are write()n before
+			// its replies; reads do not wait (they keep working while a
+			// full disk refuses writes, as in Redis).
+			c.waitOff = c.fedOff
+		}
 	}
 	return i, s.aof, ok
 }

@@ -10,6 +10,8 @@ import (
 // processCommand runs one request with Redis's checks in Redis's order
 // (server.c processCommand). Called with s.mu held.
 func (s *Server) processCommand(c *client, argv [][]byte) {
+	s.curClient = c
+	defer func() { s.curClient = nil }()
 	c.lastInter = time.Now()
 	s.stats.totalCommands++
 	if len(argv) == 0 {
@@ -173,14 +175,18 @@ func (s *Server) flushPropagation(wrap bool) {
 		return
 	}
 	if s.aof != nil {
+		var off int64
 		if wrap && len(ops) >= 2 {
 			all := make([]aof.Op, 0, len(ops)+2)
 			all = append(all, aof.Op{DB: ops[0].DB, Argv: multiArgv})
 			all = append(all, ops...)
 			all = append(all, aof.Op{DB: ops[len(ops)-1].DB, Argv: execArgv})
-			s.aof.Feed(all...)
+			off = s.aof.Feed(all...)
 		} else {
-			s.aof.Feed(ops...)
+			off = s.aof.Feed(ops...)
+		}
+		if s.curClient != nil {
+			s.curClient.fedOff = off
 		}
 	}
 	for i := range s.pendingOps {

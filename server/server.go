@@ -54,6 +54,7 @@ type Server struct {
 
 	// propagation of the current execution unit
 	execDepth    int
+	curClient    *client // client whose command is executing (for fedOff)
 	pendingOps   []aof.Op
 	dirty        int64 // rdb_changes_since_last_save
 	curCmdFailed bool

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Snapshot under load, aofserver and the real redis-server side by side:
+# N keys (default 1M, 10-byte values) are loaded, 50 redis-benchmark
+# clients write continuously, and BGSAVE (then, with appendonly yes,
+# BGREWRITEAOF) runs. Reported per server: the longest stall any client saw
+# (redis-benchmark's max latency) during the save versus without it, Redis's
+# latest_fork_usec, the save time, peak RSS during the save versus before,
+# and the time to load the resulting dump.rdb / AOF at start-up.
+#
+# Usage: scripts/bench_snapshot.sh [keys]     (about 2-4 minutes)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/benchlib.sh
+KEYS=${1:-1000000}
+need_tools
+echo "== go build -o $OURS ./cmd/server"
+go build -o "$OURS" ./cmd/server
+WORK=$(mktemp -d /tmp/aofserver-snapbench.XXXXXX)
+SRV_PID=""
+trap 'stop_server; rm -rf "$WORK"' EXIT
+
+# max latency (ms) of a 50-client SET run of n requests
+bench_max() {
+  redis-benchmark -h 127.0.0.1 -p "$PORT" -t set -c 50 -n "$1" -r "$KEYS" -d 10 2>/dev/null | tr '\r' '\n' |
+    awk '/latency summary/ {getline; getline; print $6; exit}'
+}
+
+# one_run <kind> <save-cmd> <in-progress-field> <server args...>
+one_run() {
+  local kind=$1 cmd=$2 field=$3; shift 3
+  start_server "$kind" "$@"
+  rcli debug populate "$KEYS" key 10 >/dev/null
+  local base_max rss0 peak t0 t1 bpid max fork
+  base_max=$(bench_max 200000)
+  rss0=$(rss_kb "$SRV_PID")
+  peak=$rss0
+  bench_max 2000000 >"$WORK/max" &
+  bpid=$!
+  sleep 1
+  t0=$(date +%s.%N)
+  rcli "$cmd" >/dev/null
+  sleep 0.05
+  while [ "$(info_field persistence "$field")" = 1 ]; do
+    r=$(rss_kb "$SRV_PID"); [ "$r" -gt "$peak" ] && peak=$r
+    sleep 0.02
+  done
+  t1=$(date +%s.%N)
+  kill "$bpid" 2>/dev/null || true
+  wait "$bpid" 2>/dev/null || true
+  max=$(cat "$WORK/max"); max=${max:-n/a}
+  fork=$(info_field stats latest_fork_usec)
+  local status
+  status=$(info_field persistence rdb_last_bgsave_status)/$(info_field persistence aof_last_bgrewrite_status)
+  local dir=$SRV_DIR
+  stop_server
+  # start-up time on the files just written
+  local s0 s1
+  s0=$(date +%s.%N)
+  start_server "$kind" --dir "$dir" "$@"
+  while [ "$(info_field persistence loading)" = 1 ]; do sleep 0.02; done
+  s1=$(date +%s.%N)
+  local loaded
+  loaded=$(rcli dbsize)
+  stop_server
+  rm -rf "$dir"
+  printf '%-6s %-13s keys=%-8s max_stall_ms=%-8s (no save: %-6s) fork_usec=%-8s save_s=%-6.2f rss_mb=%-6d peak_mb=%-6d peak/before=%-5.2f load_s=%-6.2f loaded=%s status=%s\n' \
+    "$kind" "$cmd" "$KEYS" "$max" "$base_max" "$fork" "$(echo "$t1 - $t0" | bc)" $((rss0 / 1024)) $((peak / 1024)) \
+    "$(echo "scale=2; $peak / $rss0" | bc)" "$(echo "$s1 - $s0" | bc)" "$loaded" "$status"
+}
+
+echo "== BGSAVE of $KEYS keys while 50 clients write"
+one_run ours bgsave rdb_bgsave_in_progress
+one_run redis bgsave rdb_bgsave_in_progress
+echo "== BGREWRITEAOF of $KEYS keys while 50 clients write (appendfsync everysec)"
+one_run ours bgrewriteaof aof_rewrite_in_progress --appendonly yes
+one_run redis bgrewriteaof aof_rewrite_in_progress --appendonly yes
