@@ -15,65 +15,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 REPEATS=${REPEATS:-3}
-OURS=bin/aofserver
-REDIS=${REDIS_SERVER:-/usr/bin/redis-server}
-for tool in "$REDIS" redis-benchmark redis-cli; do
-  command -v "$tool" >/dev/null 2>&1 || { echo "missing $tool (see scripts/test.sh)"; exit 1; }
-done
+. scripts/benchlib.sh
+need_tools
 
 echo "== go build -o $OURS ./cmd/server"
 go build -o "$OURS" ./cmd/server
 
 WORK=$(mktemp -d /tmp/aofserver-bench.XXXXXX)
 SRV_PID=""
-cleanup() {
-  if [ -n "$SRV_PID" ]; then kill "$SRV_PID" 2>/dev/null || true; wait "$SRV_PID" 2>/dev/null || true; fi
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-# Below the kernel's ephemeral range (32768+), so a client's source port
-# cannot take it between the check and the bind.
-free_port() {
-  local p
-  while :; do
-    p=$((20000 + RANDOM % 12000))
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return; fi
-  done
-}
-
-# start_server <ours|redis> <extra args...>: sets SRV_PID and PORT.
-start_server() {
-  local kind=$1; shift
-  local exe=$OURS
-  [ "$kind" = redis ] && exe=$REDIS
-  local attempt dir
-  for attempt in 1 2 3; do
-    PORT=$(free_port)
-    dir="$WORK/$kind-$PORT"
-    mkdir -p "$dir"
-    "$exe" --port "$PORT" --bind 127.0.0.1 --save "" --appendonly no --dir "$dir" \
-      --logfile "" --daemonize no "$@" >"$dir/log" 2>&1 &
-    SRV_PID=$!
-    for _ in $(seq 1 300); do
-      if [ "$(redis-cli -h 127.0.0.1 -p "$PORT" ping 2>/dev/null)" = PONG ]; then return; fi
-      kill -0 "$SRV_PID" 2>/dev/null || break
-      sleep 0.05
-    done
-    echo "$kind did not start on port $PORT (attempt $attempt):" >&2
-    tail -5 "$dir/log" >&2
-    kill "$SRV_PID" 2>/dev/null || true
-    wait "$SRV_PID" 2>/dev/null || true
-  done
-  exit 1
-}
-
-stop_server() {
-  kill "$SRV_PID" 2>/dev/null || true
-  wait "$SRV_PID" 2>/dev/null || true
-  SRV_PID=""
-  rm -rf "$WORK"/*
-}
+trap 'stop_server; rm -rf "$WORK"' EXIT
 
 # rps <kind> <server args> -- <benchmark args>: one fresh run, prints rps.
 rps() {
@@ -85,10 +35,9 @@ rps() {
   local out
   out=$(redis-benchmark -h 127.0.0.1 -p "$PORT" --csv "$@" 2>&1)
   stop_server
+  rm -rf "${WORK:?}"/*
   echo "$out" | awk -F'","' 'NR==2 {print $2}'
 }
-
-median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
 ROWS=()
 # cell <label> <server args> -- <benchmark args>

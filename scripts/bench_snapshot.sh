@@ -12,6 +12,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/benchlib.sh
 KEYS=${1:-1000000}
+# requests of the load that runs across the save (long enough to cover it)
+LOADN=${LOADN:-600000}
 need_tools
 echo "== go build -o $OURS ./cmd/server"
 go build -o "$OURS" ./cmd/server
@@ -28,13 +30,13 @@ bench_max() {
 # one_run <kind> <save-cmd> <in-progress-field> <server args...>
 one_run() {
   local kind=$1 cmd=$2 field=$3; shift 3
-  start_server "$kind" "$@"
+  start_server "$kind" --enable-debug-command yes "$@"
   rcli debug populate "$KEYS" key 10 >/dev/null
   local base_max rss0 peak t0 t1 bpid max fork
   base_max=$(bench_max 200000)
   rss0=$(rss_kb "$SRV_PID")
   peak=$rss0
-  bench_max 2000000 >"$WORK/max" &
+  bench_max "$LOADN" >"$WORK/max" &
   bpid=$!
   sleep 1
   t0=$(date +%s.%N)
@@ -45,7 +47,6 @@ one_run() {
     sleep 0.02
   done
   t1=$(date +%s.%N)
-  kill "$bpid" 2>/dev/null || true
   wait "$bpid" 2>/dev/null || true
   max=$(cat "$WORK/max"); max=${max:-n/a}
   fork=$(info_field stats latest_fork_usec)
@@ -56,7 +57,7 @@ one_run() {
   # start-up time on the files just written
   local s0 s1
   s0=$(date +%s.%N)
-  start_server "$kind" --dir "$dir" "$@"
+  start_server "$kind" --enable-debug-command yes --dir "$dir" "$@"
   while [ "$(info_field persistence loading)" = 1 ]; do sleep 0.02; done
   s1=$(date +%s.%N)
   local loaded

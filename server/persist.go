@@ -137,7 +137,7 @@ func (s *Server) loadAOFAndOpen() error {
 func (s *Server) writeBaseSync(w io.Writer) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
 	enc := s.newBaseEncoder(bw, true)
-	if err := s.encodeAll(enc); err != nil {
+	if err := s.encodeAll(enc, true); err != nil {
 		return err
 	}
 	return bw.Flush()
@@ -160,8 +160,8 @@ func (s *Server) newBaseEncoder(w io.Writer, aofBase bool) snapEncoder {
 }
 
 // encodeAll writes the whole dataset synchronously (SAVE, start-up base).
-func (s *Server) encodeAll(enc snapEncoder) error {
-	if err := enc.Header(rdb.StandardAux(time.Now().Unix(), s.usedMemory(), true)); err != nil {
+func (s *Server) encodeAll(enc snapEncoder, aofBase bool) error {
+	if err := enc.Header(rdb.StandardAux(time.Now().Unix(), s.usedMemory(), aofBase)); err != nil {
 		return err
 	}
 	for _, db := range s.dbs {
@@ -334,7 +334,7 @@ func (s *Server) rdbSaveSync() error {
 	}
 	bw := bufio.NewWriterSize(f, 1<<20)
 	enc := rdb.NewEncoder(bw, rdb.EncoderOptions{Compression: s.cfg.RDBCompression, Checksum: s.cfg.RDBChecksum, Limits: s.rdbLimits()})
-	err = s.encodeAllRDB(enc)
+	err = s.encodeAll(enc, false)
 	if err == nil {
 		err = bw.Flush()
 	}
@@ -362,29 +362,6 @@ func (s *Server) rdbSaveSync() error {
 	s.persist.lastSave = time.Now()
 	s.persist.lastBgsaveOK = true
 	return nil
-}
-
-func (s *Server) encodeAllRDB(enc *rdb.Encoder) error {
-	if err := enc.Header(rdb.StandardAux(time.Now().Unix(), s.usedMemory(), false)); err != nil {
-		return err
-	}
-	for _, db := range s.dbs {
-		if db.size() == 0 {
-			continue
-		}
-		if err := enc.SelectDB(db.id, uint64(db.size()), uint64(db.expires.Len())); err != nil {
-			return err
-		}
-		var err error
-		db.keys.Range(func(k string, e *entry) bool {
-			err = enc.Key([]byte(k), objToRDB(*e), db.expireAt(k))
-			return err == nil
-		})
-		if err != nil {
-			return err
-		}
-	}
-	return enc.Close()
 }
 
 // bgsave starts a background save (under mu).

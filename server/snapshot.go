@@ -43,6 +43,8 @@ type snapshot struct {
 	total    int64
 	keyDelay time.Duration
 	err      error
+	val      rdb.Value // reused for string values
+	keyBuf   []byte
 }
 
 type detachedDB struct {
@@ -183,7 +185,16 @@ func (sn *snapshot) capture(db *DB, key string, p *entry) {
 
 func (sn *snapshot) encode(dbID int, key string, e entry, expire int64) {
 	sn.selectDB(dbID)
-	if err := sn.enc.Key([]byte(key), objToRDB(e), expire); err != nil && sn.err == nil {
+	// Strings (most keys) are encoded without allocating: the encoder
+	// copies what it needs before Key returns.
+	v := &sn.val
+	if e.typ() == typString {
+		*v = rdb.Value{Kind: rdb.KindString, Str: e.str()}
+	} else {
+		v = objToRDB(e)
+	}
+	sn.keyBuf = append(sn.keyBuf[:0], key...)
+	if err := sn.enc.Key(sn.keyBuf, v, expire); err != nil && sn.err == nil {
 		sn.err = err
 	}
 	sn.keys++
