@@ -53,6 +53,9 @@ type client struct {
 	waitOff     int64 // AOF offset the replies in out depend on
 	fedOff      int64 // AOF offset after this client's last propagated write
 
+	block     *blockState // set while blocked (BLPOP & co.)
+	pendingIn []byte      // bytes read while blocked, parsed next
+
 	mstate  []queuedCmd
 	watched []watchedKey
 

@@ -31,6 +31,7 @@ func init() {
 		cn("client|unpause", 2, cmdAdmin|cmdNoScript|ls, clientUnpauseCommand, "Resume processing of clients that were paused", "6.2.0", "@admin", "@slow", "@dangerous"),
 		cn("client|no-evict", 3, cmdAdmin|cmdNoScript|ls, clientNoEvictCommand, "Set client eviction mode for the current connection", "7.0.0", "@admin", "@slow", "@dangerous"),
 		cn("client|help", 2, ls, clientHelpCommand, "Show helpful text about the different subcommands", "5.0.0", "@slow"),
+		cn("client|unblock", -3, cmdAdmin|cmdNoScript|ls, clientUnblockCommand, "Unblock a client blocked in a blocking command from a different connection", "5.0.0", "@admin", "@slow", "@dangerous"),
 	)
 }
 

@@ -77,7 +77,14 @@ func (s *Server) connLoop(c *client) {
 			s.mu.Unlock()
 			return
 		}
-		n, err := c.conn.Read(buf)
+		var n int
+		if len(c.pendingIn) > 0 {
+			// Bytes that arrived while the client was blocked.
+			n = copy(buf, c.pendingIn)
+			c.pendingIn = c.pendingIn[n:]
+		} else {
+			n, err = c.conn.Read(buf)
+		}
 		if n > 0 {
 			c.rd.end += n
 			s.stats.netInput.Add(int64(n))
@@ -132,6 +139,22 @@ func (s *Server) runBatch(c *client) bool {
 		if !ok {
 			return false
 		}
+		if c.connFlags&flagBlocked != 0 {
+			// Replies before the blocking command go out now; the rest
+			// of the pipeline waits until the client is served.
+			if a != nil {
+				if err := a.Wait(c.waitOff); err != nil {
+					return false
+				}
+			}
+			if !s.flushOut(c) || !s.waitUnblocked(c) {
+				return false
+			}
+			c.connFlags &^= flagBlocked
+			if i < n {
+				continue
+			}
+		}
 		if i >= n && a != nil {
 			// The barrier: no reply of this batch leaves before what it
 			// depends on is written (everysec/no) or fsynced (always).
@@ -174,6 +197,10 @@ func (s *Server) execChunk(c *client, i, n int) (next int, a *aof.AOF, ok bool) 
 		s.processCommand(c, c.rd.argsOf(i))
 		if c.flags&(flagCloseAfterReply|flagCloseASAP) != 0 {
 			i = n
+			break
+		}
+		if c.flags&flagBlocked != 0 {
+			i++
 			break
 		}
 	}

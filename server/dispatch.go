@@ -149,6 +149,9 @@ func (s *Server) call(c *client, cmd *command, argv [][]byte) {
 	c.propArgv, c.preventProp, s.curCmdFailed = prevArgv, prevPrevent, prevFailed || s.curCmdFailed
 	if s.execDepth == 0 {
 		s.flushPropagation(cmd.flags&cmdTouchesArbitraryKeys == 0)
+		if len(s.blocking.ready) > 0 {
+			s.handleReadyKeys()
+		}
 	}
 }
 

@@ -108,6 +108,9 @@ func (s *Server) setKey(db *DB, key []byte, v entry, keepTTL bool) {
 		*p = v
 	} else {
 		db.keys.Set(string(key), v)
+		if t := v.typ(); t == typList || t == typZSet {
+			s.signalKeyAsReady(db, key)
+		}
 	}
 	if !keepTTL && db.expires.Len() > 0 {
 		db.expires.Delete(k)
@@ -119,6 +122,9 @@ func (s *Server) addKey(db *DB, key []byte, v entry) {
 	v.setLRU(s.lruClock)
 	v.setSnapMark(s.snapParity)
 	db.keys.Set(string(key), v)
+	if t := v.typ(); t == typList || t == typZSet {
+		s.signalKeyAsReady(db, key)
+	}
 }
 
 // removeKey deletes key and its TTL. The snapshot hook must already have

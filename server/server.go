@@ -65,6 +65,7 @@ type Server struct {
 	stats    stats
 	persist  persistState
 	pubsub   pubsubState
+	blocking blockingState
 	monitors map[*client]struct{}
 	slowlog  slowlog
 	latency  latencyMonitor

@@ -1,0 +1,436 @@
+package server
+
+import (
+	"math"
+	"strconv"
+	"time"
+)
+
+// Blocking list commands (BLPOP BRPOP BRPOPLPUSH BLMOVE BLMPOP).
+//
+// A client that must block is parked: its command stays in blockState and
+// its connection goroutine waits (off the executor) for a wake-up or its
+// timeout. A write that creates a list marks the key ready; after the
+// writing command's execution unit, handleReadyKeys serves the parked
+// clients of each ready key in arrival order, writing their replies and
+// propagating the pop as its own op after the push (as Redis logs
+// "RPUSH bl x y" then "LPOP bl").
+
+const flagBlocked uint32 = 1 << 20
+
+type blockState struct {
+	db       *DB
+	keys     []string
+	argv     [][]byte
+	serve    func(c *client, argv [][]byte, later bool) bool
+	deadline time.Time
+	done     chan struct{}
+}
+
+type readyKey struct {
+	db  *DB
+	key string
+}
+
+type blockingState struct {
+	byKey map[*DB]map[string][]*client
+	ready []readyKey
+	n     int
+}
+
+func init() {
+	lb := func(name string, arity int, first, last int, proc cmdProc, summary, since string) *command {
+		return &command{name: name, arity: arity, flags: cmdWrite | cmdBlocking, firstKey: first, lastKey: last, step: 1, proc: proc, group: "list", summary: summary, since: since, acl: []string{"@write", "@list", "@slow", "@blocking"}}
+	}
+	register(
+		lb("blpop", -3, 1, -2, blpopCommand, "Remove and get the first element in a list, or block until one is available", "2.0.0"),
+		lb("brpop", -3, 1, -2, brpopCommand, "Remove and get the last element in a list, or block until one is available", "2.0.0"),
+		lb("brpoplpush", 4, 1, 2, brpoplpushCommand, "Pop an element from a list, push it to another list and return it; or block until one is available", "2.2.0"),
+		lb("blmove", 6, 1, 2, blmoveCommand, "Pop an element from a list, push it to another list and return it; or block until one is available", "6.2.0"),
+	)
+}
+
+// parseBlockTimeout parses a timeout in seconds (a double, 0 = forever) as
+// Redis 7.0's getTimeoutFromObjectOrReply.
+func parseBlockTimeout(c *client, b []byte) (time.Duration, bool) {
+	f, err := strconv.ParseFloat(string(b), 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || len(b) == 0 || isSpace(b[0]) {
+		c.err("ERR timeout is not a float or out of range")
+		return 0, false
+	}
+	if f < 0 {
+		c.err("ERR timeout is negative")
+		return 0, false
+	}
+	if f*1000 > float64(math.MaxInt64/int64(time.Millisecond)) {
+		c.err("ERR timeout is out of range")
+		return 0, false
+	}
+	return time.Duration(f * float64(time.Second)), true
+}
+
+// canBlock: inside MULTI/EXEC, scripts or AOF loading a blocking command
+// answers at once (Redis CLIENT_DENY_BLOCKING).
+func (s *Server) canBlock(c *client) bool {
+	return c.flags&(flagMulti|flagFake) == 0 && s.execDepth <= 1 && c.conn != nil
+}
+
+func (s *Server) blockClient(c *client, keys [][]byte, argv [][]byte, timeout time.Duration, serve func(*client, [][]byte, bool) bool) {
+	bs := &blockState{db: c.db, argv: cloneArgv(argv), serve: serve, done: make(chan struct{})}
+	if timeout > 0 {
+		bs.deadline = time.Now().Add(timeout)
+	}
+	if s.blocking.byKey == nil {
+		s.blocking.byKey = map[*DB]map[string][]*client{}
+	}
+	m := s.blocking.byKey[c.db]
+	if m == nil {
+		m = map[string][]*client{}
+		s.blocking.byKey[c.db] = m
+	}
+	seen := map[string]bool{}
+	for _, k := range keys {
+		ks := string(k)
+		if seen[ks] {
+			continue
+		}
+		seen[ks] = true
+		bs.keys = append(bs.keys, ks)
+		m[ks] = append(m[ks], c)
+	}
+	c.block = bs
+	c.flags |= flagBlocked
+	s.blocking.n++
+}
+
+// unblockClient removes c from the wait lists and wakes its goroutine.
+func (s *Server) unblockClient(c *client) {
+	bs := c.block
+	if bs == nil {
+		return
+	}
+	m := s.blocking.byKey[bs.db]
+	for _, k := range bs.keys {
+		cs := m[k]
+		for i, x := range cs {
+			if x == c {
+				cs = append(cs[:i], cs[i+1:]...)
+				break
+			}
+		}
+		if len(cs) == 0 {
+			delete(m, k)
+		} else {
+			m[k] = cs
+		}
+	}
+	c.block = nil
+	c.flags &^= flagBlocked
+	s.blocking.n--
+	if s.aof != nil {
+		c.waitOff = s.aof.Offset()
+		c.fedOff = c.waitOff
+	}
+	close(bs.done)
+}
+
+func (s *Server) blockedCount() int { return s.blocking.n }
+
+func (s *Server) unblockClientOnClose(c *client) { s.unblockClient(c) }
+
+// signalKeyAsReady notes that key may now serve blocked clients.
+func (s *Server) signalKeyAsReady(db *DB, key []byte) {
+	if s.blocking.n == 0 {
+		return
+	}
+	if _, ok := s.blocking.byKey[db][bstr(key)]; !ok {
+		return
+	}
+	s.blocking.ready = append(s.blocking.ready, readyKey{db: db, key: string(key)})
+}
+
+// handleReadyKeys serves blocked clients of keys that became ready
+// (Redis handleClientsBlockedOnKeys). Runs under mu at depth 0.
+func (s *Server) handleReadyKeys() {
+	for len(s.blocking.ready) > 0 {
+		rk := s.blocking.ready[0]
+		s.blocking.ready = s.blocking.ready[1:]
+		for {
+			cs := s.blocking.byKey[rk.db][rk.key]
+			if len(cs) == 0 {
+				break
+			}
+			c := cs[0]
+			bs := c.block
+			prevDB := c.db
+			c.db = bs.db
+			served := bs.serve(c, bs.argv, true)
+			c.db = prevDB
+			if !served {
+				break
+			}
+			s.unblockClient(c)
+		}
+	}
+	s.blocking.ready = s.blocking.ready[:0]
+}
+
+// waitUnblocked parks the connection goroutine of a blocked client until it
+// is served, times out, or its connection closes. It returns false if the
+// connection is gone.
+func (s *Server) waitUnblocked(c *client) bool {
+	s.mu.Lock()
+	bs := c.block
+	s.mu.Unlock()
+	if bs == nil {
+		return true
+	}
+	var timer <-chan time.Time
+	if !bs.deadline.IsZero() {
+		t := time.NewTimer(time.Until(bs.deadline))
+		defer t.Stop()
+		timer = t.C
+	}
+	// Watch the socket so that a client that goes away is unblocked (and
+	// never gets data popped for it). Bytes it pipelines meanwhile are kept.
+	watch := make(chan error, 1)
+	var got []byte
+	go func() {
+		buf := make([]byte, 4096)
+		for {
+			n, err := c.conn.Read(buf)
+			if n > 0 {
+				got = append(got, buf[:n]...)
+			}
+			if err != nil {
+				watch <- err
+				return
+			}
+		}
+	}()
+	gone := false
+	select {
+	case <-bs.done:
+	case <-timer:
+		s.mu.Lock()
+		if c.block == bs {
+			c.out = append(c.out, "*-1\r\n"...)
+			s.unblockClient(c)
+		}
+		s.mu.Unlock()
+	case <-watch:
+		gone = true
+		s.mu.Lock()
+		if c.block == bs {
+			s.unblockClient(c)
+		}
+		s.mu.Unlock()
+	}
+	if !gone {
+		c.conn.SetReadDeadline(time.Now())
+		err := <-watch
+		c.conn.SetReadDeadline(time.Time{})
+		if !isTimeout(err) {
+			gone = true
+		}
+	}
+	c.pendingIn = append(c.pendingIn, got...)
+	return !gone
+}
+
+func isTimeout(err error) bool {
+	type timeout interface{ Timeout() bool }
+	t, ok := err.(timeout)
+	return ok && t.Timeout()
+}
+
+// ----------------------------------------------------------------- commands
+
+func blpopCommand(c *client, argv [][]byte) { bpopGeneric(c, argv, true) }
+func brpopCommand(c *client, argv [][]byte) { bpopGeneric(c, argv, false) }
+
+func bpopGeneric(c *client, argv [][]byte, head bool) {
+	s := c.srv
+	timeout, ok := parseBlockTimeout(c, argv[len(argv)-1])
+	if !ok {
+		return
+	}
+	keys := argv[1 : len(argv)-1]
+	serve := func(c *client, argv [][]byte, later bool) bool {
+		for _, key := range argv[1 : len(argv)-1] {
+			e, found := s.lookupRead(c, key)
+			if !found {
+				continue
+			}
+			if e.typ() != typList {
+				if later {
+					continue
+				}
+				c.errWrongType()
+				return true
+			}
+			l, _ := s.listWrite(c, key)
+			var v []byte
+			pop := "LPOP"
+			if head {
+				v = l.popFront()
+			} else {
+				v = l.popBack()
+				pop = "RPOP"
+			}
+			c.arrayLen(2)
+			c.bulk(key)
+			c.bulk(v)
+			if l.length() == 0 {
+				s.deleteKey(c.db, key)
+			}
+			s.signalModifiedKey(c.db, key)
+			s.dirty++
+			form := [][]byte{[]byte(pop), cloneBytes(key)}
+			if later {
+				s.propagate(c.db.id, form)
+			} else {
+				c.rewriteArgv(form...)
+			}
+			return true
+		}
+		return false
+	}
+	if serve(c, argv, false) {
+		return
+	}
+	if !s.canBlock(c) {
+		c.nullArray()
+		return
+	}
+	s.blockClient(c, keys, argv, timeout, serve)
+}
+
+func brpoplpushCommand(c *client, argv [][]byte) {
+	timeout, ok := parseBlockTimeout(c, argv[3])
+	if !ok {
+		return
+	}
+	blockingMove(c, argv, argv[1], argv[2], false, true, timeout)
+}
+
+func blmoveCommand(c *client, argv [][]byte) {
+	var from, to bool
+	for i, a := range argv[3:5] {
+		var left bool
+		switch {
+		case eqFold(a, "left"):
+			left = true
+		case eqFold(a, "right"):
+		default:
+			c.errSyntax()
+			return
+		}
+		if i == 0 {
+			from = left
+		} else {
+			to = left
+		}
+	}
+	timeout, ok := parseBlockTimeout(c, argv[5])
+	if !ok {
+		return
+	}
+	blockingMove(c, argv, argv[1], argv[2], from, to, timeout)
+}
+
+func side(left bool) string {
+	if left {
+		return "left"
+	}
+	return "right"
+}
+
+func blockingMove(c *client, argv [][]byte, src, dst []byte, fromLeft, toLeft bool, timeout time.Duration) {
+	s := c.srv
+	isRPOPLPUSH := eqFold(argv[0], "brpoplpush")
+	serve := func(c *client, argv [][]byte, later bool) bool {
+		e, found := s.lookupRead(c, src)
+		if !found {
+			return false
+		}
+		if e.typ() != typList {
+			if later {
+				return false
+			}
+			c.errWrongType()
+			return true
+		}
+		if d, ok := s.lookupRead(c, dst); ok && d.typ() != typList {
+			if later {
+				return false
+			}
+			c.errWrongType()
+			return true
+		}
+		dirty := s.dirty
+		lmoveGeneric(c, src, dst, fromLeft, toLeft)
+		if s.dirty == dirty {
+			return true
+		}
+		var form [][]byte
+		if isRPOPLPUSH {
+			form = [][]byte{[]byte("RPOPLPUSH"), cloneBytes(src), cloneBytes(dst)}
+		} else {
+			form = [][]byte{[]byte("LMOVE"), cloneBytes(src), cloneBytes(dst), []byte(side(fromLeft)), []byte(side(toLeft))}
+		}
+		s.signalKeyAsReady(c.db, dst)
+		if later {
+			s.propagate(c.db.id, form)
+		} else {
+			if !isRPOPLPUSH {
+				form[3], form[4] = cloneBytes(argv[3]), cloneBytes(argv[4])
+			}
+			c.rewriteArgv(form...)
+		}
+		return true
+	}
+	if serve(c, argv, false) {
+		return
+	}
+	if !s.canBlock(c) {
+		c.nullBulk()
+		return
+	}
+	s.blockClient(c, [][]byte{src}, argv, timeout, serve)
+}
+
+func clientUnblockCommand(c *client, argv [][]byte) {
+	s := c.srv
+	id, ok := parseInt(argv[2])
+	if !ok {
+		c.errNotInt()
+		return
+	}
+	withErr := false
+	if len(argv) == 4 {
+		switch {
+		case eqFold(argv[3], "timeout"):
+		case eqFold(argv[3], "error"):
+			withErr = true
+		default:
+			c.err("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR")
+			return
+		}
+	} else if len(argv) > 4 {
+		c.errSyntax()
+		return
+	}
+	target := s.clients[id]
+	if target == nil || target.block == nil {
+		c.integer(0)
+		return
+	}
+	if withErr {
+		target.out = append(target.out, "-UNBLOCKED client unblocked via CLIENT UNBLOCK\r\n"...)
+	} else {
+		target.out = append(target.out, "*-1\r\n"...)
+	}
+	s.unblockClient(target)
+	c.integer(1)
+}

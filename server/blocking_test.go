@@ -1,0 +1,137 @@
+package server
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestDiffBlockingImmediate(t *testing.T) {
+	diff(t, [][]string{
+		cmd("RPUSH", "l", "a", "b", "c"),
+		cmd("BLPOP", "l", "0"),
+		cmd("BRPOP", "missing", "l", "0"),
+		cmd("BLPOP", "l", "-1"),
+		cmd("BLPOP", "l", "abc"),
+		cmd("BLPOP", "l"),
+		cmd("SET", "s", "x"),
+		cmd("BLPOP", "s", "0"),
+		cmd("BLPOP", "missing", "s", "0"),
+		cmd("RPUSH", "src", "1", "2"),
+		cmd("BRPOPLPUSH", "src", "dst", "0"),
+		cmd("BLMOVE", "src", "dst", "LEFT", "RIGHT", "0"),
+		cmd("BLMOVE", "src", "dst", "UP", "RIGHT", "0"),
+		cmd("BRPOPLPUSH", "s", "dst", "0"),
+		cmd("BRPOPLPUSH", "dst", "s", "0"),
+		cmd("LRANGE", "dst", "0", "-1"),
+		cmd("MULTI"), cmd("BLPOP", "empty", "0"), cmd("BRPOPLPUSH", "empty", "x", "0"), cmd("EXEC"),
+		cmd("BLPOP", "empty", "0.05"),
+		cmd("BLMOVE", "empty", "x", "LEFT", "LEFT", "0.05"),
+	})
+}
+
+func TestBlockingServedLater(t *testing.T) {
+	ts := startOurServer(t, "--appendonly", "yes")
+	a := asyncDo(t, ts.addr, "BLPOP", "bl", "0")
+	b := asyncDo(t, ts.addr, "BLPOP", "bl", "other", "0")
+	noReply(t, a, "BLPOP on an empty list")
+	c := dial(t, ts.addr)
+	if r := c.do("INFO", "clients"); !strings.Contains(r, "blocked_clients:2") {
+		t.Fatalf("INFO clients: %s", r)
+	}
+	if r := c.do("RPUSH", "bl", "x", "y", "z"); r != ":3\r\n" {
+		t.Fatalf("RPUSH: %q", r)
+	}
+	if r := reply(t, a); r != "*2\r\n$2\r\nbl\r\n$1\r\nx\r\n" {
+		t.Fatalf("first blocked client: %q", r)
+	}
+	if r := reply(t, b); r != "*2\r\n$2\r\nbl\r\n$1\r\ny\r\n" {
+		t.Fatalf("second blocked client: %q", r)
+	}
+	if r := c.do("LRANGE", "bl", "0", "-1"); r != "*1\r\n$1\r\nz\r\n" {
+		t.Fatalf("LRANGE: %q", r)
+	}
+	// BLMOVE served later, then a timeout and CLIENT UNBLOCK.
+	m := asyncDo(t, ts.addr, "BLMOVE", "src", "dst", "LEFT", "RIGHT", "0")
+	noReply(t, m, "BLMOVE")
+	c.do("LPUSH", "src", "v")
+	if r := reply(t, m); r != "$1\r\nv\r\n" {
+		t.Fatalf("BLMOVE: %q", r)
+	}
+	start := time.Now()
+	if r := reply(t, asyncDo(t, ts.addr, "BRPOP", "none", "0.2")); r != "*-1\r\n" {
+		t.Fatalf("BRPOP timeout: %q", r)
+	}
+	if d := time.Since(start); d < 150*time.Millisecond {
+		t.Fatalf("timed out after %v", d)
+	}
+	u := dial(t, ts.addr)
+	id := strings.TrimSpace(strings.TrimPrefix(u.do("CLIENT", "ID"), ":"))
+	u.send("BLPOP", "none", "0")
+	time.Sleep(100 * time.Millisecond)
+	if r := c.do("CLIENT", "UNBLOCK", id, "ERROR"); r != ":1\r\n" {
+		t.Fatalf("CLIENT UNBLOCK: %q", r)
+	}
+	if r := u.read(); r != "-UNBLOCKED client unblocked via CLIENT UNBLOCK\r\n" {
+		t.Fatalf("unblocked reply: %q", r)
+	}
+	// The pipeline after a blocking command runs once it is served.
+	u.send("BLPOP", "later", "0")
+	u.send("PING")
+	time.Sleep(50 * time.Millisecond)
+	c.do("RPUSH", "later", "1")
+	if r := u.read(); r != "*2\r\n$5\r\nlater\r\n$1\r\n1\r\n" {
+		t.Fatalf("pipelined BLPOP: %q", r)
+	}
+	if r := u.read(); r != "+PONG\r\n" {
+		t.Fatalf("pipelined PING: %q", r)
+	}
+	// The AOF logs the push, then the pop (spec §4.2).
+	c.do("DEBUG", "SLEEP", "0")
+	data := readIncr(t, ts.dir)
+	if !strings.Contains(data, "RPUSH\r\n$2\r\nbl\r\n$1\r\nx\r\n$1\r\ny\r\n$1\r\nz\r\n*2\r\n$4\r\nLPOP\r\n$2\r\nbl\r\n*2\r\n$4\r\nLPOP\r\n$2\r\nbl\r\n") {
+		t.Fatalf("AOF does not log RPUSH then LPOP LPOP:\n%q", data)
+	}
+	if !strings.Contains(data, "LMOVE\r\n$3\r\nsrc\r\n$3\r\ndst\r\n$4\r\nleft\r\n$5\r\nright\r\n") {
+		t.Fatalf("AOF does not log the served BLMOVE as LMOVE:\n%q", data)
+	}
+	// Replaying the AOF gives the same dataset.
+	want := c.do("DEBUG", "DIGEST")
+	cp := t.TempDir()
+	copyDir(t, ts.dir, cp)
+	ts2 := startOurServer(t, "--appendonly", "yes", "--dir", cp)
+	if got := digestOf(t, ts2.addr); got != want {
+		t.Fatalf("digest after replay %q, want %q", got, want)
+	}
+}
+
+// A client that disconnects while blocked must not swallow a later push.
+func TestBlockedClientGone(t *testing.T) {
+	ts := startOurServer(t)
+	g := dial(t, ts.addr)
+	g.send("BLPOP", "q", "0")
+	time.Sleep(50 * time.Millisecond)
+	g.nc.Close()
+	time.Sleep(100 * time.Millisecond)
+	c := dial(t, ts.addr)
+	c.do("RPUSH", "q", "job")
+	if r := c.do("LLEN", "q"); r != ":1\r\n" {
+		t.Fatalf("a gone client consumed the push: LLEN %q", r)
+	}
+}
+
+func readIncr(t *testing.T, dir string) string {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, "appendonlydir", "*.incr.aof"))
+	var sb strings.Builder
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sb.Write(b)
+	}
+	return sb.String()
+}
