@@ -75,3 +75,27 @@ one_run redis bgsave rdb_bgsave_in_progress
 echo "== BGREWRITEAOF of $KEYS keys while 50 clients write (appendfsync everysec)"
 one_run ours bgrewriteaof aof_rewrite_in_progress --appendonly yes
 one_run redis bgrewriteaof aof_rewrite_in_progress --appendonly yes
+
+echo "== start-up from an incr file of ~$KEYS SET commands (no base content)"
+# incr_load <kind>: writes ~KEYS commands through the AOF, restarts, times the load.
+incr_load() {
+  local kind=$1
+  start_server "$kind" --appendonly yes --appendfsync no
+  redis-benchmark -h 127.0.0.1 -p "$PORT" -t set -n "$KEYS" -r "$KEYS" -d 10 -P 64 -c 20 >/dev/null 2>&1
+  local n dir=$SRV_DIR size
+  n=$(rcli dbsize)
+  size=$(du -sb "$dir/appendonlydir" | awk '{print $1}')
+  stop_server
+  local s0 s1
+  s0=$(date +%s.%N)
+  start_server "$kind" --appendonly yes --dir "$dir"
+  while [ "$(info_field persistence loading)" = 1 ]; do sleep 0.02; done
+  s1=$(date +%s.%N)
+  local loaded
+  loaded=$(rcli dbsize)
+  stop_server
+  rm -rf "$dir"
+  printf '%-6s incr-load  commands=%-8s aof_bytes=%-10s keys=%-8s loaded=%-8s load_s=%.2f\n' "$kind" "$KEYS" "$size" "$n" "$loaded" "$(echo "$s1 - $s0" | bc)"
+}
+incr_load ours
+incr_load redis
