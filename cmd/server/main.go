@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -40,6 +41,9 @@ Examples:
 `
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if code, ok := dispatchCheck(os.Args[0], args, stdin, stdout, stderr); ok {
+		return code
+	}
 	if len(args) == 2 && args[0] == server.ChildFlag {
 		return server.RunSnapshotWriter(args[1])
 	}
@@ -51,6 +55,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		case "-h", "--help":
 			fmt.Fprint(stdout, usage)
 			return 0
+		}
+	}
+	// AOFSERVER_CPUPROFILE=<file> writes a CPU profile until shutdown.
+	if f := os.Getenv("AOFSERVER_CPUPROFILE"); f != "" {
+		if pf, err := os.Create(f); err == nil {
+			pprof.StartCPUProfile(pf)
+			defer func() { pprof.StopCPUProfile(); pf.Close() }()
 		}
 	}
 	path := ""
