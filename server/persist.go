@@ -115,8 +115,13 @@ func (s *Server) loadAOFAndOpen() error {
 		s.setLoading(true)
 		start := time.Now()
 		ld := &aofLoader{s: s, fake: s.newFakeClient()}
+		lastLog := time.Now()
 		_, err := a.Load(ld, func(loaded, total int64) {
 			s.persist.loadDone, s.persist.loadTotal = loaded, total
+			if now := time.Now(); now.Sub(lastLog) >= 2*time.Second && total > 0 {
+				s.log.Info().Msgf("Loading the AOF: %d of %d bytes (%.1f%%)", loaded, total, float64(loaded)*100/float64(total))
+				lastLog = now
+			}
 			s.mu.Unlock()
 			s.mu.Lock()
 		})
@@ -242,6 +247,7 @@ type rdbLoader struct {
 	aofBase bool
 	n       int64
 	now     int64
+	lastLog time.Time
 }
 
 func (v *rdbLoader) Aux(key, val []byte) error {
@@ -285,6 +291,12 @@ func (v *rdbLoader) Key(dbID int, key []byte, val *rdb.Value, expireMs int64) er
 	s.persist.loadKeysLoaded++
 	v.n++
 	if v.n%1024 == 0 {
+		// Let clients in (they get -LOADING) and report progress on big
+		// files.
+		if now := time.Now(); now.Sub(v.lastLog) >= 2*time.Second {
+			s.log.Info().Msgf("Loading RDB: %d keys loaded so far", v.n)
+			v.lastLog = now
+		}
 		s.mu.Unlock()
 		s.mu.Lock()
 	}
@@ -294,7 +306,7 @@ func (v *rdbLoader) Key(dbID int, key []byte, val *rdb.Value, expireMs int64) er
 // decodeRDB loads one RDB stream (under mu).
 func (s *Server) decodeRDB(r *bufio.Reader, aofBase bool) (int64, error) {
 	s.persist.loadKeysLoaded, s.persist.loadKeysExpired = 0, 0
-	v := &rdbLoader{s: s, aofBase: aofBase, now: s.nowMs()}
+	v := &rdbLoader{s: s, aofBase: aofBase, now: s.nowMs(), lastLog: time.Now()}
 	n, err := rdb.Decode(r, v, rdb.DecodeOptions{MaxDatabases: len(s.dbs)})
 	return n, err
 }

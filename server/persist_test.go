@@ -183,7 +183,8 @@ func TestRDBInterop(t *testing.T) {
 		}
 	})
 	t.Run("redis-to-ours", func(t *testing.T) {
-		rr := startRealRedis(t)
+		// Compressed quicklist nodes and LZF strings in the file too.
+		rr := startRealRedis(t, "--list-compress-depth", "1")
 		c := dial(t, rr.addr)
 		fillAllTypes(t, c)
 		want := c.do("DEBUG", "DIGEST")
