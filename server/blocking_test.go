@@ -35,8 +35,9 @@ func TestDiffBlockingImmediate(t *testing.T) {
 func TestBlockingServedLater(t *testing.T) {
 	ts := startOurServer(t, "--appendonly", "yes")
 	a := asyncDo(t, ts.addr, "BLPOP", "bl", "0")
+	noReply(t, a, "BLPOP on an empty list") // a is parked first
 	b := asyncDo(t, ts.addr, "BLPOP", "bl", "other", "0")
-	noReply(t, a, "BLPOP on an empty list")
+	noReply(t, b, "BLPOP on an empty list")
 	c := dial(t, ts.addr)
 	if r := c.do("INFO", "clients"); !strings.Contains(r, "blocked_clients:2") {
 		t.Fatalf("INFO clients: %s", r)
@@ -134,4 +135,33 @@ func readIncr(t *testing.T, dir string) string {
 		sb.Write(b)
 	}
 	return sb.String()
+}
+
+func TestDiffBlockingZset(t *testing.T) {
+	diff(t, [][]string{
+		cmd("ZADD", "z", "1", "a", "2", "b", "3", "c"),
+		cmd("BZPOPMIN", "z", "0"),
+		cmd("BZPOPMAX", "missing", "z", "0"),
+		cmd("BZPOPMIN", "z", "-1"),
+		cmd("SET", "s", "x"),
+		cmd("BZPOPMIN", "s", "0"),
+		cmd("MULTI"), cmd("BZPOPMAX", "empty", "0"), cmd("EXEC"),
+		cmd("BZPOPMIN", "empty", "0.05"),
+		cmd("ZRANGE", "z", "0", "-1", "WITHSCORES"),
+	})
+}
+
+func TestBZPOPServedLater(t *testing.T) {
+	ts := startOurServer(t, "--appendonly", "yes")
+	a := asyncDo(t, ts.addr, "BZPOPMAX", "z", "0")
+	noReply(t, a, "BZPOPMAX on a missing key")
+	c := dial(t, ts.addr)
+	c.do("ZADD", "z", "1", "a", "5", "e")
+	if r := reply(t, a); r != "*3\r\n$1\r\nz\r\n$1\r\ne\r\n$1\r\n5\r\n" {
+		t.Fatalf("BZPOPMAX: %q", r)
+	}
+	c.do("DEBUG", "SLEEP", "0")
+	if data := readIncr(t, ts.dir); !strings.Contains(data, "*2\r\n$7\r\nZPOPMAX\r\n$1\r\nz\r\n") {
+		t.Fatalf("AOF lacks ZPOPMAX z:\n%q", data)
+	}
 }

@@ -140,7 +140,7 @@ func TestAOFWeLoadRealRedisDirectory(t *testing.T) {
 	requireRedis(t)
 	for _, preamble := range []string{"yes", "no"} {
 		t.Run("preamble="+preamble, func(t *testing.T) {
-			rr := startRealRedis(t, "--appendonly", "yes", "--aof-use-rdb-preamble", preamble)
+			rr := startRealRedis(t, "--appendonly", "yes", "--aof-use-rdb-preamble", preamble, "--appendfsync", "always") // Redis may postpone writes under everysec
 			c := dial(t, rr.addr)
 			fillAllTypes(t, c)
 			c.do("BGREWRITEAOF")

@@ -1,0 +1,75 @@
+package server
+
+// BZPOPMIN / BZPOPMAX: the sorted-set counterparts of BLPOP, served and
+// logged (as ZPOPMIN/ZPOPMAX key) the same way.
+
+func init() {
+	zb := func(name string, proc cmdProc, summary string) *command {
+		return &command{name: name, arity: -3, flags: cmdWrite | cmdBlocking | cmdFast, firstKey: 1, lastKey: -2, step: 1, proc: proc, group: "sorted_set", summary: summary, since: "5.0.0", acl: []string{"@write", "@sortedset", "@fast", "@blocking"}}
+	}
+	register(
+		zb("bzpopmin", bzpopminCommand, "Remove and return the member with the lowest score from one or more sorted sets, or block until one is available"),
+		zb("bzpopmax", bzpopmaxCommand, "Remove and return the member with the highest score from one or more sorted sets, or block until one is available"),
+	)
+}
+
+func bzpopminCommand(c *client, argv [][]byte) { bzpopGeneric(c, argv, false) }
+func bzpopmaxCommand(c *client, argv [][]byte) { bzpopGeneric(c, argv, true) }
+
+func bzpopGeneric(c *client, argv [][]byte, max bool) {
+	s := c.srv
+	timeout, ok := parseBlockTimeout(c, argv[len(argv)-1])
+	if !ok {
+		return
+	}
+	serve := func(c *client, argv [][]byte, later bool) bool {
+		for _, key := range argv[1 : len(argv)-1] {
+			e, found := s.lookupRead(c, key)
+			if !found {
+				continue
+			}
+			if e.typ() != typZSet {
+				if later {
+					continue
+				}
+				c.errWrongType()
+				return true
+			}
+			z, _ := s.zsetWrite(c, key)
+			rk := 0
+			pop := "ZPOPMIN"
+			if max {
+				rk = z.length() - 1
+				pop = "ZPOPMAX"
+			}
+			cur := z.cursor(rk)
+			m, sc := cur.get()
+			c.arrayLen(3)
+			c.bulk(key)
+			c.bulk(m)
+			c.bulkDouble(sc)
+			z.deleteRankRange(rk, rk)
+			if z.length() == 0 {
+				s.deleteKey(c.db, key)
+			}
+			s.dirty++
+			s.signalModifiedKey(c.db, key)
+			form := [][]byte{[]byte(pop), cloneBytes(key)}
+			if later {
+				s.propagate(c.db.id, form)
+			} else {
+				c.rewriteArgv(form...)
+			}
+			return true
+		}
+		return false
+	}
+	if serve(c, argv, false) {
+		return
+	}
+	if !s.canBlock(c) {
+		c.nullArray()
+		return
+	}
+	s.blockClient(c, argv[1:len(argv)-1], argv, timeout, serve)
+}
