@@ -165,3 +165,46 @@ func TestBZPOPServedLater(t *testing.T) {
 		t.Fatalf("AOF lacks ZPOPMAX z:\n%q", data)
 	}
 }
+
+func TestDiffBlockingMpop(t *testing.T) {
+	diff(t, [][]string{
+		cmd("RPUSH", "l", "a", "b", "c"),
+		cmd("ZADD", "z", "1", "a", "2", "b"),
+		cmd("BLMPOP", "0", "2", "missing", "l", "LEFT", "COUNT", "2"),
+		cmd("BLMPOP", "0", "1", "l", "RIGHT"),
+		cmd("BZMPOP", "0", "1", "z", "MAX", "COUNT", "5"),
+		cmd("BLMPOP", "0", "0", "l", "LEFT"),
+		cmd("BLMPOP", "0", "1", "l", "UP"),
+		cmd("BLMPOP", "0", "1", "l", "LEFT", "COUNT", "0"),
+		cmd("BLMPOP", "-1", "1", "l", "LEFT"),
+		cmd("BZMPOP", "0", "3", "a", "b", "MIN"),
+		cmd("SET", "s", "x"),
+		cmd("BLMPOP", "0", "1", "s", "LEFT"),
+		cmd("LMPOP", "2", "l", "s", "LEFT"),
+		cmd("ZMPOP", "1", "z", "MIN"),
+		cmd("MULTI"), cmd("BLMPOP", "0", "1", "empty", "LEFT"), cmd("BZMPOP", "0", "1", "empty", "MIN"), cmd("EXEC"),
+		cmd("BLMPOP", "0.05", "1", "empty", "LEFT"),
+	})
+}
+
+func TestBLMPOPServedLater(t *testing.T) {
+	ts := startOurServer(t, "--appendonly", "yes")
+	a := asyncDo(t, ts.addr, "BLMPOP", "0", "2", "x", "y", "RIGHT", "COUNT", "2")
+	noReply(t, a, "BLMPOP")
+	c := dial(t, ts.addr)
+	c.do("RPUSH", "y", "1", "2", "3")
+	if r := reply(t, a); r != "*2\r\n$1\r\ny\r\n*2\r\n$1\r\n3\r\n$1\r\n2\r\n" {
+		t.Fatalf("BLMPOP: %q", r)
+	}
+	z := asyncDo(t, ts.addr, "BZMPOP", "0", "1", "zz", "MIN")
+	noReply(t, z, "BZMPOP")
+	c.do("ZADD", "zz", "3", "m")
+	if r := reply(t, z); r != "*2\r\n$2\r\nzz\r\n*1\r\n*2\r\n$1\r\nm\r\n$1\r\n3\r\n" {
+		t.Fatalf("BZMPOP: %q", r)
+	}
+	c.do("DEBUG", "SLEEP", "0")
+	data := readIncr(t, ts.dir)
+	if !strings.Contains(data, "*3\r\n$4\r\nRPOP\r\n$1\r\ny\r\n$1\r\n2\r\n") || !strings.Contains(data, "*3\r\n$7\r\nZPOPMIN\r\n$2\r\nzz\r\n$1\r\n1\r\n") {
+		t.Fatalf("AOF lacks the served pops:\n%q", data)
+	}
+}

@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"sort"
+	"unsafe"
 )
 
 // SORT and SORT_RO, following Redis 7.0's sortCommandGeneric.
@@ -357,7 +358,7 @@ func sortGeneric(c *client, argv [][]byte, readonly bool) {
 		}
 	}
 	if outputlen > 0 {
-		s.setKey(c.db, storekey, newObjEntry(typList, unsafePointerList(out)), false)
+		s.setKey(c.db, storekey, newObjEntry(typList, unsafe.Pointer(out)), false)
 		s.signalModifiedKey(c.db, storekey)
 		s.dirty += outputlen
 	} else if s.deleteKey(c.db, storekey) {
