@@ -25,6 +25,8 @@ type blockState struct {
 	serve    func(c *client, argv [][]byte, later bool) bool
 	deadline time.Time
 	done     chan struct{}
+	// timeoutReply is sent when the timeout passes (default: null array).
+	timeoutReply string
 }
 
 type readyKey struct {
@@ -214,7 +216,11 @@ func (s *Server) waitUnblocked(c *client) bool {
 	case <-timer:
 		s.mu.Lock()
 		if c.block == bs {
-			c.out = append(c.out, "*-1\r\n"...)
+			if bs.timeoutReply != "" {
+				c.out = append(c.out, bs.timeoutReply...)
+			} else {
+				c.out = append(c.out, "*-1\r\n"...)
+			}
 			s.unblockClient(c)
 		}
 		s.mu.Unlock()
@@ -434,3 +440,5 @@ func clientUnblockCommand(c *client, argv [][]byte) {
 	s.unblockClient(target)
 	c.integer(1)
 }
+
+func millis(ms int64) time.Duration { return time.Duration(ms) * time.Millisecond }

@@ -208,3 +208,13 @@ func TestBLMPOPServedLater(t *testing.T) {
 		t.Fatalf("AOF lacks the served pops:\n%q", data)
 	}
 }
+
+func TestDiffWait(t *testing.T) {
+	diff(t, [][]string{
+		cmd("WAIT", "0", "0"),
+		cmd("WAIT", "1", "50"),
+		cmd("WAIT", "x", "0"),
+		cmd("WAIT", "0", "-1"),
+		cmd("WAIT", "0", "y"),
+	})
+}
