@@ -264,7 +264,7 @@ func bpopGeneric(c *client, argv [][]byte, head bool) {
 	keys := argv[1 : len(argv)-1]
 	serve := func(c *client, argv [][]byte, later bool) bool {
 		for _, key := range argv[1 : len(argv)-1] {
-			e, found := s.lookupRead(c, key)
+			e, found := s.lookupReadNoStats(c, key)
 			if !found {
 				continue
 			}
@@ -356,7 +356,7 @@ func blockingMove(c *client, argv [][]byte, src, dst []byte, fromLeft, toLeft bo
 	s := c.srv
 	isRPOPLPUSH := eqFold(argv[0], "brpoplpush")
 	serve := func(c *client, argv [][]byte, later bool) bool {
-		e, found := s.lookupRead(c, src)
+		e, found := s.lookupReadNoStats(c, src)
 		if !found {
 			return false
 		}
@@ -367,7 +367,7 @@ func blockingMove(c *client, argv [][]byte, src, dst []byte, fromLeft, toLeft bo
 			c.errWrongType()
 			return true
 		}
-		if d, ok := s.lookupRead(c, dst); ok && d.typ() != typList {
+		if d, ok := s.lookupReadNoStats(c, dst); ok && d.typ() != typList {
 			if later {
 				return false
 			}

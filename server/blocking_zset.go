@@ -24,7 +24,7 @@ func bzpopGeneric(c *client, argv [][]byte, max bool) {
 	}
 	serve := func(c *client, argv [][]byte, later bool) bool {
 		for _, key := range argv[1 : len(argv)-1] {
-			e, found := s.lookupRead(c, key)
+			e, found := s.lookupReadNoStats(c, key)
 			if !found {
 				continue
 			}

@@ -24,7 +24,7 @@ func lmpopCommand(c *client, argv [][]byte) {
 func serveLmpop(c *client, keys [][]byte, head bool, count int64, later bool) bool {
 	s := c.srv
 	for _, key := range keys {
-		if e, found := s.lookupRead(c, key); !found {
+		if e, found := s.lookupReadNoStats(c, key); !found {
 			continue
 		} else if e.typ() != typList {
 			if later {

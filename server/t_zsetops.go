@@ -439,7 +439,7 @@ func zmpopCommand(c *client, argv [][]byte) {
 func serveZmpop(c *client, keys [][]byte, max bool, count int64, later bool) bool {
 	s := c.srv
 	for _, key := range keys {
-		if e, found := s.lookupRead(c, key); !found {
+		if e, found := s.lookupReadNoStats(c, key); !found {
 			continue
 		} else if e.typ() != typZSet {
 			if later {
