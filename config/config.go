@@ -88,6 +88,7 @@ type Config struct {
 	HashMaxListpackValue   int
 	ZSetMaxListpackEntries int
 	ZSetMaxListpackValue   int
+	HLLSparseMaxBytes      int64
 	SetMaxIntsetEntries    int
 	ListMaxListpackSize    int
 	ListCompressDepth      int

@@ -228,7 +228,7 @@ var directives = []directive{
 	numD("hash-max-listpack-value", "hash-max-ziplist-value", mod|fMemory|fUnsigned, 0, longMax, 64, func(c *Config) any { return &c.HashMaxListpackValue }),
 	numD("stream-node-max-bytes", "", mod|fMemory|fUnsigned, 0, longMax, 4096, nil),
 	numD("zset-max-listpack-value", "zset-max-ziplist-value", mod|fMemory|fUnsigned, 0, longMax, 64, func(c *Config) any { return &c.ZSetMaxListpackValue }),
-	numD("hll-sparse-max-bytes", "", mod|fMemory|fUnsigned, 0, longMax, 3000, nil),
+	numD("hll-sparse-max-bytes", "", mod|fMemory|fUnsigned, 0, longMax, 3000, func(c *Config) any { return &c.HLLSparseMaxBytes }),
 	numD("tracking-table-max-keys", "", mod|fUnsigned, 0, longMax, 1000000, nil),
 	numD("client-query-buffer-limit", "", mod|fMemory|fUnsigned, 1024*1024, longMax, 1<<30, func(c *Config) any { return &c.ClientQueryBufferLimit }),
 	numD("maxmemory-clients", "", mod|fMemory|fPercent, -100, longMax, 0, nil),

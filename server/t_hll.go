@@ -275,16 +275,7 @@ func hllSparseRegHisto(sp []byte, h *[64]int) (valid bool) {
 }
 
 // hllSparseMaxBytes is the hll-sparse-max-bytes directive.
-func (s *Server) hllSparseMaxBytes() int64 {
-	if s.cfg != nil {
-		if kv := s.cfg.Get("hll-sparse-max-bytes"); len(kv) == 1 {
-			if v, err := strconv.ParseInt(kv[0][1], 10, 64); err == nil {
-				return v
-			}
-		}
-	}
-	return 3000
-}
+func (s *Server) hllSparseMaxBytes() int64 { return s.cfg.HLLSparseMaxBytes }
 
 // hllSparseSet raises register index to count in the HLL held by rs (Redis
 // hllSparseSet): 1 if it changed, 0 if not, -1 if the HLL is corrupted.

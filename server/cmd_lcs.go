@@ -1,0 +1,165 @@
+package server
+
+import "math"
+
+// LCS key1 key2 [LEN] [IDX] [MINMATCHLEN len] [WITHMATCHLEN], Redis 7.0:
+// the classic dynamic-programming table (bounded by proto-max-bulk-len),
+// then one walk back from its corner that yields both the subsequence and
+// the matching ranges, last range first.
+
+func init() {
+	register(&command{name: "lcs", arity: -3, flags: cmdReadonly, firstKey: 1, lastKey: 2, step: 1, proc: lcsCommand, group: "string", summary: "Find longest common substring", since: "7.0.0", acl: []string{"@read", "@string", "@slow"}})
+}
+
+type lcsRange struct{ aStart, aEnd, bStart, bEnd uint32 }
+
+func lcsCommand(c *client, argv [][]byte) {
+	s := c.srv
+	ea, okA := s.lookupRead(c, argv[1])
+	eb, okB := s.lookupRead(c, argv[2])
+	if (okA && ea.typ() != typString) || (okB && eb.typ() != typString) {
+		c.err("ERR The specified keys must contain string values")
+		return
+	}
+	var a, b []byte
+	if okA {
+		a = ea.str()
+	}
+	if okB {
+		b = eb.str()
+	}
+	var getLen, getIdx, withMatchLen bool
+	var minMatchLen int64
+	for j := 3; j < len(argv); j++ {
+		opt := argv[j]
+		more := len(argv) - 1 - j
+		switch {
+		case cEqFold(opt, "idx"):
+			getIdx = true
+		case cEqFold(opt, "len"):
+			getLen = true
+		case cEqFold(opt, "withmatchlen"):
+			withMatchLen = true
+		case cEqFold(opt, "minmatchlen") && more > 0:
+			v, ok := parseInt(argv[j+1])
+			if !ok {
+				c.errNotInt()
+				return
+			}
+			minMatchLen = max(v, 0)
+			j++
+		default:
+			c.errSyntax()
+			return
+		}
+	}
+	if getIdx && getLen {
+		c.err("ERR If you want both the length and indexes, please just use IDX.")
+		return
+	}
+	if uint64(len(a)) >= math.MaxUint32-1 || uint64(len(b)) >= math.MaxUint32-1 {
+		c.err("ERR String too long for LCS")
+		return
+	}
+	alen, blen := len(a), len(b)
+	cells := uint64(alen+1) * uint64(blen+1)
+	if cells*4 > uint64(s.cfg.ProtoMaxBulkLen) {
+		c.err("ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len")
+		return
+	}
+	// tab[i*(blen+1)+j] = LCS length of a[:i] and b[:j].
+	w := blen + 1
+	tab := make([]uint32, cells)
+	for i := 1; i <= alen; i++ {
+		row, prev := tab[i*w:(i+1)*w], tab[(i-1)*w:i*w]
+		ai := a[i-1]
+		for j := 1; j <= blen; j++ {
+			switch {
+			case ai == b[j-1]:
+				row[j] = prev[j-1] + 1
+			case prev[j] > row[j-1]:
+				row[j] = prev[j]
+			default:
+				row[j] = row[j-1]
+			}
+		}
+	}
+	total := tab[alen*w+blen]
+	if getLen {
+		c.integer(int64(total))
+		return
+	}
+
+	// Walk back from the corner, collecting the subsequence (backwards)
+	// and the maximal diagonal runs of matches.
+	res := make([]byte, total)
+	k := total
+	var ranges []lcsRange
+	cur, open := lcsRange{}, false
+	emit := func() {
+		if n := int64(cur.aEnd - cur.aStart + 1); minMatchLen == 0 || n >= minMatchLen {
+			ranges = append(ranges, cur)
+		}
+		open = false
+	}
+	i, j := alen, blen
+	for i > 0 && j > 0 {
+		flush := false
+		if a[i-1] == b[j-1] {
+			k--
+			res[k] = a[i-1]
+			switch {
+			case !open:
+				cur = lcsRange{uint32(i - 1), uint32(i - 1), uint32(j - 1), uint32(j - 1)}
+				open = true
+			case int(cur.aStart) == i && int(cur.bStart) == j:
+				cur.aStart--
+				cur.bStart--
+			default:
+				flush = true
+			}
+			if cur.aStart == 0 || cur.bStart == 0 {
+				flush = true
+			}
+			i--
+			j--
+		} else {
+			if tab[(i-1)*w+j] > tab[i*w+j-1] {
+				i--
+			} else {
+				j--
+			}
+			if open {
+				flush = true
+			}
+		}
+		if flush {
+			emit()
+		}
+	}
+	if !getIdx {
+		c.bulk(res)
+		return
+	}
+	c.arrayLen(4)
+	c.bulkString("matches")
+	c.arrayLen(len(ranges))
+	for _, r := range ranges {
+		if withMatchLen {
+			c.arrayLen(3)
+		} else {
+			c.arrayLen(2)
+		}
+		c.arrayLen(2)
+		c.integer(int64(r.aStart))
+		c.integer(int64(r.aEnd))
+		c.arrayLen(2)
+		c.integer(int64(r.bStart))
+		c.integer(int64(r.bEnd))
+		if withMatchLen {
+			c.integer(int64(r.aEnd - r.aStart + 1))
+		}
+	}
+	c.bulkString("len")
+	c.integer(int64(total))
+}
