@@ -64,11 +64,21 @@ func existsCommand(c *client, argv [][]byte) {
 	s := c.srv
 	n := int64(0)
 	for _, key := range argv[1:] {
-		if _, ok := s.lookupReadNoStats(c, key); ok {
+		if _, ok := s.lookupReadNoTouch(c, key); ok {
 			n++
 		}
 	}
 	c.integer(n)
+}
+
+// lookupReadNoTouch is lookupRead that leaves the LRU clock alone (Redis
+// LOOKUP_NOTOUCH: EXISTS, TYPE, TTL, OBJECT, MEMORY USAGE).
+func (s *Server) lookupReadNoTouch(c *client, key []byte) (entry, bool) {
+	prev := c.noTouch
+	c.noTouch = true
+	e, ok := s.lookupRead(c, key)
+	c.noTouch = prev
+	return e, ok
 }
 
 // lookupReadNoStats is lookupRead without hit/miss accounting (EXISTS and
@@ -96,7 +106,7 @@ func touchCommand(c *client, argv [][]byte) {
 }
 
 func typeCommand(c *client, argv [][]byte) {
-	e, ok := c.srv.lookupReadNoStats(c, argv[1])
+	e, ok := c.srv.lookupReadNoTouch(c, argv[1])
 	if !ok {
 		c.status("none")
 		return
@@ -355,7 +365,7 @@ func copyCommand(c *client, argv [][]byte) {
 		c.err("ERR source and destination objects are the same")
 		return
 	}
-	e, ok := s.lookupReadNoStats(c, argv[1])
+	e, ok := s.lookupReadNoTouch(c, argv[1])
 	if !ok {
 		c.integer(0)
 		return
@@ -582,7 +592,7 @@ func expireGeneric(c *client, argv [][]byte, base int64, unit int64, name string
 
 func ttlGeneric(c *client, key []byte, ms bool, abs bool) {
 	s := c.srv
-	if _, ok := s.lookupReadNoStats(c, key); !ok {
+	if _, ok := s.lookupReadNoTouch(c, key); !ok {
 		c.integer(-2)
 		return
 	}

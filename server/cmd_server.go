@@ -430,7 +430,7 @@ func memoryUsageCommand(c *client, argv [][]byte) {
 		c.errSyntax()
 		return
 	}
-	e, ok := s.lookupReadNoStats(c, argv[2])
+	e, ok := s.lookupReadNoTouch(c, argv[2])
 	if !ok {
 		c.nullBulk()
 		return

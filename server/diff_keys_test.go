@@ -172,3 +172,22 @@ func TestDiffConnection(t *testing.T) {
 		cmd("COMMAND", "COUNT", "x"), cmd("OBJECT", "nosub"),
 	})
 }
+
+// EXISTS, TYPE, TTL, COPY and MEMORY USAGE count keyspace hits and misses
+// as Redis 7.0 does; pops from blocking commands (writes) do not.
+func TestDiffKeyspaceStatsReads(t *testing.T) {
+	p := newDiffPair(t)
+	p.run([][]string{
+		cmd("CONFIG", "RESETSTAT"),
+		cmd("SET", "a", "1"), cmd("RPUSH", "l", "x", "y"),
+		cmd("EXISTS", "a", "nope"), cmd("TYPE", "a"), cmd("TYPE", "nope"), cmd("TTL", "a"), cmd("PTTL", "nope"),
+		cmd("COPY", "a", "b"), cmd("COPY", "nope", "c"),
+		cmd("BLPOP", "l", "0"), cmd("LMPOP", "1", "l", "LEFT"),
+	})
+	for _, f := range []string{"keyspace_hits", "keyspace_misses"} {
+		a, b := p.conn(0)
+		if o, r := infoField(a, "stats", f), infoField(b, "stats", f); o != r {
+			t.Fatalf("%s: ours %q, redis %q", f, o, r)
+		}
+	}
+}
