@@ -64,11 +64,16 @@ func (s *Server) serveConn(nc net.Conn) {
 }
 
 func (s *Server) connLoop(c *client) {
+	deadlineSet := false
 	for {
+		// Touch the deadline only when one applies: resetting it on every
+		// request costs a timer operation per command.
 		if t := c.connTimeout; t > 0 && c.connFlags&(flagPubSub|flagMonitor) == 0 {
 			c.conn.SetReadDeadline(time.Now().Add(time.Duration(t) * time.Second))
-		} else {
+			deadlineSet = true
+		} else if deadlineSet {
 			c.conn.SetReadDeadline(time.Time{})
+			deadlineSet = false
 		}
 		buf, err := c.rd.space()
 		if err != nil {
@@ -96,6 +101,7 @@ func (s *Server) connLoop(c *client) {
 			}
 			return
 		}
+		c.lastInter = time.Now()
 		perr := c.rd.parse()
 		if c.rd.ncmds() > 0 {
 			if !s.runBatch(c) {

@@ -12,7 +12,6 @@ import (
 func (s *Server) processCommand(c *client, argv [][]byte) {
 	s.curClient = c
 	defer func() { s.curClient = nil }()
-	c.lastInter = time.Now()
 	s.stats.totalCommands++
 	if len(argv) == 0 {
 		return
