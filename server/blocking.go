@@ -250,6 +250,19 @@ func isTimeout(err error) bool {
 	return ok && t.Timeout()
 }
 
+// serveOrBlock runs serve at once; if it finds nothing, the client blocks
+// on keys (or, where it may not block, gets nullReply).
+func (s *Server) serveOrBlock(c *client, keys, argv [][]byte, timeout time.Duration, nullReply string, serve func(*client, [][]byte, bool) bool) {
+	if serve(c, argv, false) {
+		return
+	}
+	if !s.canBlock(c) {
+		c.addReplyString(nullReply)
+		return
+	}
+	s.blockClient(c, keys, argv, timeout, serve)
+}
+
 // ----------------------------------------------------------------- commands
 
 func blpopCommand(c *client, argv [][]byte) { bpopGeneric(c, argv, true) }
@@ -292,24 +305,12 @@ func bpopGeneric(c *client, argv [][]byte, head bool) {
 			}
 			s.signalModifiedKey(c.db, key)
 			s.dirty++
-			form := [][]byte{[]byte(pop), cloneBytes(key)}
-			if later {
-				s.propagate(c.db.id, form)
-			} else {
-				c.rewriteArgv(form...)
-			}
+			s.propagateServed(c, later, []byte(pop), cloneBytes(key))
 			return true
 		}
 		return false
 	}
-	if serve(c, argv, false) {
-		return
-	}
-	if !s.canBlock(c) {
-		c.nullArray()
-		return
-	}
-	s.blockClient(c, keys, argv, timeout, serve)
+	s.serveOrBlock(c, keys, argv, timeout, "*-1\r\n", serve)
 }
 
 func brpoplpushCommand(c *client, argv [][]byte) {
@@ -386,24 +387,15 @@ func blockingMove(c *client, argv [][]byte, src, dst []byte, fromLeft, toLeft bo
 			form = [][]byte{[]byte("LMOVE"), cloneBytes(src), cloneBytes(dst), []byte(side(fromLeft)), []byte(side(toLeft))}
 		}
 		s.signalKeyAsReady(c.db, dst)
-		if later {
-			s.propagate(c.db.id, form)
-		} else {
-			if !isRPOPLPUSH {
-				form[3], form[4] = cloneBytes(argv[3]), cloneBytes(argv[4])
-			}
-			c.rewriteArgv(form...)
+		if !later && !isRPOPLPUSH {
+			// Served at once: the positions are logged as the client
+			// wrote them; served later, in lower case (as Redis).
+			form[3], form[4] = cloneBytes(argv[3]), cloneBytes(argv[4])
 		}
+		s.propagateServed(c, later, form...)
 		return true
 	}
-	if serve(c, argv, false) {
-		return
-	}
-	if !s.canBlock(c) {
-		c.nullBulk()
-		return
-	}
-	s.blockClient(c, [][]byte{src}, argv, timeout, serve)
+	s.serveOrBlock(c, [][]byte{src}, argv, timeout, "$-1\r\n", serve)
 }
 
 func clientUnblockCommand(c *client, argv [][]byte) {

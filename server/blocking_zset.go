@@ -54,22 +54,10 @@ func bzpopGeneric(c *client, argv [][]byte, max bool) {
 			}
 			s.dirty++
 			s.signalModifiedKey(c.db, key)
-			form := [][]byte{[]byte(pop), cloneBytes(key)}
-			if later {
-				s.propagate(c.db.id, form)
-			} else {
-				c.rewriteArgv(form...)
-			}
+			s.propagateServed(c, later, []byte(pop), cloneBytes(key))
 			return true
 		}
 		return false
 	}
-	if serve(c, argv, false) {
-		return
-	}
-	if !s.canBlock(c) {
-		c.nullArray()
-		return
-	}
-	s.blockClient(c, argv[1:len(argv)-1], argv, timeout, serve)
+	s.serveOrBlock(c, argv[1:len(argv)-1], argv, timeout, "*-1\r\n", serve)
 }

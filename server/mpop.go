@@ -87,12 +87,5 @@ func blockingMpop(c *client, argv [][]byte, a, b string, serveFn func(*client, [
 		k := argv[3 : 3+len(keys)]
 		return serveFn(c, k, second, count, later)
 	}
-	if serve(c, argv, false) {
-		return
-	}
-	if !s.canBlock(c) {
-		c.nullArray()
-		return
-	}
-	s.blockClient(c, keys, argv, timeout, serve)
+	s.serveOrBlock(c, keys, argv, timeout, "*-1\r\n", serve)
 }
