@@ -32,3 +32,24 @@ go build -o bin/aofserver ./cmd/server
 
 echo "== go test -race"
 go test -race -count=1 -timeout 14m ./... 2>&1 | tee /tmp/aofserver-test.log
+
+# Short fuzzing of every parser that reads untrusted bytes (requests,
+# manifests, AOF files, RDB streams, DUMP payloads, config). A crasher fails
+# the run and is saved under the package's testdata/fuzz for a regression
+# test. FUZZTIME=0 skips this step.
+FUZZTIME=${FUZZTIME:-8s}
+if [ "$FUZZTIME" != 0 ]; then
+  echo "== go test -fuzz ($FUZZTIME each)"
+  for target in \
+    ./server:FuzzRequestReader \
+    ./server:FuzzDispatch \
+    ./manifest:FuzzParse \
+    ./aof:FuzzLoad \
+    ./rdb:FuzzDecode \
+    ./rdb:FuzzParseDumpPayload \
+    ./config:FuzzParseRedisConf; do
+    pkg=${target%%:*}
+    name=${target##*:}
+    go test -run='^$' -fuzz="^${name}\$" -fuzztime="$FUZZTIME" "$pkg" 2>&1 | tail -3
+  done
+fi
