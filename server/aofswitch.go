@@ -1,7 +1,12 @@
 package server
 
 import (
+	"errors"
+	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"time"
 
 	"github.com/aofserver/aofserver/aof"
 )
@@ -11,6 +16,11 @@ import (
 // dataset; with an existing directory a rewrite is started so that the
 // new base replaces the stale files.
 func (s *Server) startAppendOnly() error {
+	if c := s.persist.aofChild; c != nil {
+		// A rewrite started while the AOF was off is superseded.
+		s.log.Info().Msgf("Killing running AOF rewrite child: %d", c.pid)
+		c.kill()
+	}
 	a, err := aof.Open(s.aofOptions())
 	if err != nil {
 		return err
@@ -43,4 +53,61 @@ func (s *Server) stopAppendOnly() {
 		s.log.Warn().Msgf("Error closing the AOF: %v", err)
 	}
 	s.aof = nil
+}
+
+// startRewriteOffline is BGREWRITEAOF with appendonly no (Redis allows it):
+// the snapshot becomes the only file of the manifest.
+func (s *Server) startRewriteOffline() error {
+	if s.childActive() {
+		return errors.New("child active")
+	}
+	a, err := aof.Open(s.aofOptions())
+	if err != nil {
+		return err
+	}
+	tmp := filepath.Join(s.cfg.Dir, fmt.Sprintf("temp-rewriteaof-bg-%d.aof", os.Getpid()))
+	sn := s.startSnapshot(true)
+	s.persist.rewrites++
+	cp, err := s.spawnChild(tmp, sn.out)
+	if err != nil {
+		sn.abort(err)
+		go s.runWalker(sn)
+		s.persist.lastRewriteOK = false
+		s.persist.rewriteFailures++
+		return err
+	}
+	s.persist.aofChild = cp
+	s.persist.rewriteScheduled = false
+	s.log.Info().Msgf("Background append only file rewriting started by pid %d", cp.pid)
+	rdbBase := s.cfg.AOFUseRDBPreamble
+	go s.runWalker(sn)
+	go func() {
+		<-cp.done
+		var ierr error
+		if cp.err == nil && sn.err == nil {
+			s.log.Info().Msg("Background AOF rewrite terminated with success")
+			ierr = a.InstallOffline(tmp, rdbBase)
+		} else {
+			ierr = childErr(cp.err, sn.err)
+			sn.abort(errSnapshotAborted)
+		}
+		if ierr != nil {
+			os.Remove(tmp)
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.persist.aofChild = nil
+		s.persist.lastRewriteTime = int64(time.Since(cp.start).Seconds())
+		switch {
+		case ierr == nil:
+			s.persist.lastRewriteOK = true
+			s.persist.rewriteFailures = 0
+			s.log.Info().Msg("Background AOF rewrite finished successfully")
+		case !cp.killed.Load():
+			s.log.Warn().Msgf("Background AOF rewrite terminated with error: %v", ierr)
+			s.persist.lastRewriteOK = false
+			s.persist.rewriteFailures++
+		}
+	}()
+	return nil
 }

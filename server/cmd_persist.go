@@ -81,7 +81,12 @@ func bgrewriteaofCommand(c *client, argv [][]byte) {
 		s.persist.rewriteFailures = 0
 		c.status("Background append only file rewriting scheduled")
 	case s.aof == nil:
-		c.err("ERR Can't execute an AOF background rewriting. Please check the server logs for more information.")
+		if err := s.startRewriteOffline(); err != nil {
+			s.log.Warn().Msgf("Can't rewrite append only file in background: %v", err)
+			c.err("ERR Can't execute an AOF background rewriting. Please check the server logs for more information.")
+			return
+		}
+		c.status("Background append only file rewriting started")
 	default:
 		if err := s.startRewrite(); err != nil {
 			s.log.Warn().Msgf("Can't rewrite append only file in background: %v", err)

@@ -406,3 +406,38 @@ func TestDumpRestoreInterop(t *testing.T) {
 		})
 	}
 }
+
+// BGREWRITEAOF with appendonly no writes a base-only manifest (spec §3.5),
+// which real Redis loads.
+func TestRewriteWithAOFOff(t *testing.T) {
+	ts := startOurServer(t, "--appendonly", "no")
+	c := dial(t, ts.addr)
+	fillAllTypes(t, c)
+	if r := c.do("BGREWRITEAOF"); r != "+Background append only file rewriting started\r\n" {
+		t.Fatalf("BGREWRITEAOF: %q", r)
+	}
+	waitInfo(t, c, "aof_rewrite_in_progress", "0")
+	waitInfo(t, c, "aof_last_bgrewrite_status", "ok")
+	man, err := os.ReadFile(filepath.Join(ts.dir, "appendonlydir", "appendonly.aof.manifest"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(man) != "file appendonly.aof.1.base.rdb seq 1 type b\n" {
+		t.Fatalf("manifest:\n%s", man)
+	}
+	want := c.do("DEBUG", "DIGEST")
+	if _, err := os.Stat(redisServerPath); err == nil {
+		cp := t.TempDir()
+		copyDir(t, ts.dir, cp)
+		rr := startRealRedis(t, "--appendonly", "yes", "--dir", cp)
+		if got := digestOf(t, rr.addr); got != want {
+			t.Fatalf("real redis digest %q, ours %q", got, want)
+		}
+	}
+	cp := t.TempDir()
+	copyDir(t, ts.dir, cp)
+	ts2 := startOurServer(t, "--appendonly", "yes", "--dir", cp)
+	if got := digestOf(t, ts2.addr); got != want {
+		t.Fatalf("our digest after load %q, want %q", got, want)
+	}
+}
