@@ -42,12 +42,12 @@
 //     The in-memory manifest is replaced only after it succeeds.
 //   - Start: the startup base is fdatasync'ed before its rename, the incr is
 //     created before the manifest naming it is persisted.
-//   - writePending (writer goroutine): bytes reach the OS; nothing durable.
-//   - syncAlways (writer goroutine, Always): fdatasync; Wait returns only now.
+//   - writePending (step holder): bytes reach the OS; nothing durable.
+//   - syncAlways (step holder, Always): fdatasync; Wait returns only now.
 //     A failed write or fsync under Always is fatal (OnFatal) and never
 //     retried: after a failed fsync the kernel may have dropped the pages.
 //   - everysecSync (syncer goroutine, EverySec): fdatasync once per second.
-//   - rotate (writer goroutine, at a rewrite's switch point): create incr n+1,
+//   - rotate (step holder, at a rewrite's switch point): create incr n+1,
 //     persist the manifest listing it, then switch; the old incr is
 //     fdatasync'ed and closed in the background.
 //   - Install: rename the fsynced temp base into the directory, persist the
@@ -63,16 +63,18 @@
 // # Goroutines and locks
 //
 // Feed takes bufMu only (append to a buffer; the writer swaps buffers, so
-// there is no copy and no allocation in steady state). One writer goroutine
-// writes, rotates and, under Always, fdatasyncs: while one fdatasync runs,
-// Feed keeps appending and the next write+fdatasync covers everything that
-// accumulated (group commit, optionally delayed by GroupCommitDelay and cut at
-// GroupCommitMaxBatch commands). Wait callers block on a channel that the
-// writer closes each time the acknowledged offset moves. With EverySec/No the
-// writer also performs the write for Wait callers (no leader election: a
-// goroutine hand-off costs a few µs, far below a write syscall). A syncer
-// goroutine does the everysec fdatasync. Lock order: manMu, then mu, then
-// bufMu.
+// there is no copy and no allocation in steady state) and wakes nobody. A
+// write step (take the buffer, write, under Always fdatasync, rotate at a
+// rewrite's switch point) runs under stepMu, by whoever gets it first: a Wait
+// caller that finds no step running performs it itself (the leader: no
+// goroutine hand-off between the client and the disk), or the writer
+// goroutine, which picks up bytes nobody waits for every writerTick and
+// retries failed writes. While one fdatasync runs, Feed keeps appending and
+// the next write+fdatasync covers everything that accumulated (group commit,
+// optionally delayed by GroupCommitDelay and cut at GroupCommitMaxBatch
+// commands). Wait callers that cannot lead block on a channel that is closed
+// each time the acknowledged offset moves. A syncer goroutine does the
+// everysec fdatasync. Lock order: stepMu, then manMu, then mu, then bufMu.
 //
 // # Loading (spec §2)
 //

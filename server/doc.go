@@ -1,0 +1,57 @@
+// Package server owns the data, the commands and the clients of aofserver,
+// a Redis 7.0-compatible server.
+//
+// # The executor
+//
+// Server.mu is the event loop: every command runs with it held, one at a
+// time, so the AOF records commands in execution order. Each connection has
+// its own goroutine that reads and parses requests (reader.go, with Redis's
+// limits and error texts), runs a pipelined batch under one hold of mu (at
+// most maxBatch commands), then releases it and waits at the AOF barrier
+// before writing all the batch's replies with one write:
+//
+//   - appendfsync always: the replies wait until everything executed before
+//     them — by any client — is fdatasync'ed, so no reply acknowledges or
+//     reveals a write a power cut could lose;
+//   - everysec / no: the replies wait until this client's own writes are
+//     write()n, so killing the process loses nothing acknowledged.
+//
+// The waiting happens on the connection goroutine: the executor keeps
+// running other clients' commands while a disk operation is in flight, and
+// what accumulates meanwhile goes into the next write and fsync (group
+// commit, see package aof).
+//
+// # Propagation
+//
+// call (dispatch.go) runs a command and, if it changed the dataset (dirty),
+// queues its logged form: the command as sent, or the form it chose with
+// rewriteArgv (relative expiries as PXAT/PEXPIREAT, INCRBYFLOAT as SET …
+// KEEPTTL, GETDEL as DEL …), plus ops added with propagate (lazy-expire DELs,
+// SPOP's SREMs). At the end of the top-level command (the execution unit: a
+// command, an EXEC) the ops are fed to the AOF, wrapped in MULTI/EXEC when
+// there are two or more, with SELECT first, as Redis 7.0 does.
+//
+// # Keyspace
+//
+// Each DB is a dict (dict.go: chained hashing with incremental rehash and
+// Redis's reverse-binary SCAN cursor) of 16-byte entries (object.go). All
+// access goes through keyspace.go, which applies lazy expiry, keyspace
+// statistics, the LRU clock, WATCH invalidation and the snapshot hook.
+//
+// # Snapshots without fork
+//
+// BGSAVE and BGREWRITEAOF serialize the dataset as of one instant
+// (snapshot.go): every entry carries a mark bit whose meaning flips when a
+// snapshot starts; a walker encodes unvisited entries in bounded steps under
+// the executor, and any write first encodes the old value of an unvisited
+// entry. The bytes stream to a child process (child.go: this binary,
+// re-executed) that writes, fsyncs and closes the temp file, so the save is
+// visible with pgrep -P and killable like Redis's fork child.
+//
+// # Blocking commands
+//
+// A blocking command that finds nothing parks its client (blocking.go); a
+// write that creates a list or sorted set marks the key ready, and after
+// that command's execution unit the parked clients are served in arrival
+// order, their pops logged as separate ops after the push.
+package server
