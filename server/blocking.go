@@ -42,7 +42,7 @@ type blockingState struct {
 
 func init() {
 	lb := func(name string, arity int, first, last int, proc cmdProc, summary, since string) *command {
-		return &command{name: name, arity: arity, flags: cmdWrite | cmdBlocking, firstKey: first, lastKey: last, step: 1, proc: proc, group: "list", summary: summary, since: since, acl: []string{"@write", "@list", "@slow", "@blocking"}}
+		return &command{name: name, arity: arity, flags: cmdWrite | cmdBlocking | cmdNoScript, firstKey: first, lastKey: last, step: 1, proc: proc, group: "list", summary: summary, since: since, acl: []string{"@write", "@list", "@slow", "@blocking"}}
 	}
 	register(
 		lb("blpop", -3, 1, -2, blpopCommand, "Remove and get the first element in a list, or block until one is available", "2.0.0"),

@@ -5,7 +5,7 @@ package server
 
 func init() {
 	zb := func(name string, proc cmdProc, summary string) *command {
-		return &command{name: name, arity: -3, flags: cmdWrite | cmdBlocking | cmdFast, firstKey: 1, lastKey: -2, step: 1, proc: proc, group: "sorted_set", summary: summary, since: "5.0.0", acl: []string{"@write", "@sortedset", "@fast", "@blocking"}}
+		return &command{name: name, arity: -3, flags: cmdWrite | cmdBlocking | cmdFast | cmdNoScript, firstKey: 1, lastKey: -2, step: 1, proc: proc, group: "sorted_set", summary: summary, since: "5.0.0", acl: []string{"@write", "@sortedset", "@fast", "@blocking"}}
 	}
 	register(
 		zb("bzpopmin", bzpopminCommand, "Remove and return the member with the lowest score from one or more sorted sets, or block until one is available"),

@@ -5,8 +5,8 @@ package server
 
 func init() {
 	register(
-		&command{name: "blmpop", arity: -5, flags: cmdWrite | cmdBlocking, firstKey: 3, lastKey: 3, step: 1, proc: blmpopCommand, group: "list", summary: "Pop elements from a list, or block until one is available", since: "7.0.0", acl: []string{"@list", "@write", "@slow", "@blocking"}},
-		&command{name: "bzmpop", arity: -5, flags: cmdWrite | cmdBlocking, firstKey: 3, lastKey: 3, step: 1, proc: bzmpopCommand, group: "sorted_set", summary: "Remove and return members with scores in a sorted set or block until one is available", since: "7.0.0", acl: []string{"@sortedset", "@write", "@slow", "@blocking"}},
+		&command{name: "blmpop", arity: -5, flags: cmdWrite | cmdBlocking | cmdNoScript, firstKey: 3, lastKey: 3, step: 1, proc: blmpopCommand, group: "list", summary: "Pop elements from a list, or block until one is available", since: "7.0.0", acl: []string{"@list", "@write", "@slow", "@blocking"}},
+		&command{name: "bzmpop", arity: -5, flags: cmdWrite | cmdBlocking | cmdNoScript, firstKey: 3, lastKey: 3, step: 1, proc: bzmpopCommand, group: "sorted_set", summary: "Remove and return members with scores in a sorted set or block until one is available", since: "7.0.0", acl: []string{"@sortedset", "@write", "@slow", "@blocking"}},
 	)
 }
 

@@ -66,6 +66,7 @@ type Server struct {
 	persist  persistState
 	pubsub   pubsubState
 	blocking blockingState
+	lua      *luaEngine // EVAL's Lua state, nil until first used
 	monitors map[*client]struct{}
 	slowlog  slowlog
 	latency  latencyMonitor

@@ -1,0 +1,839 @@
+package server
+
+import (
+	"bytes"
+	"crypto/sha1"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// luaEngine is a server's Lua interpreter (one state reused by all
+// scripts, reset by SCRIPT FLUSH) and its cache of compiled scripts.
+type luaEngine struct {
+	s     *Server
+	L     *lua.LState
+	funcs map[string]*lua.LFunction
+	fake  *client // runs the commands of redis.call
+	errh  *lua.LFunction
+	env   *lua.LTable // the scripts' read-only view of the globals
+	// noWrites: scripts whose shebang has flags=no-writes
+	noWrites map[string]bool
+
+	ro bool // the running script may not write
+}
+
+// scriptEngine returns the server's Lua state (created on first use; only
+// touched under the executor lock).
+func (s *Server) scriptEngine() *luaEngine {
+	if s.lua == nil {
+		s.lua = newLuaEngine(s)
+	}
+	return s.lua
+}
+
+func (s *Server) resetScriptEngine() {
+	if s.lua != nil {
+		s.lua.L.Close()
+		s.lua = nil
+	}
+}
+
+const luaScriptSource = "@user_script"
+
+func newLuaEngine(s *Server) *luaEngine {
+	e := &luaEngine{s: s, funcs: map[string]*lua.LFunction{}, noWrites: map[string]bool{}}
+	e.fake = s.newFakeClient()
+	L := lua.NewState(lua.Options{SkipOpenLibs: true})
+	e.L = L
+	for _, lib := range []struct {
+		name string
+		fn   lua.LGFunction
+	}{{lua.BaseLibName, lua.OpenBase}, {lua.TabLibName, lua.OpenTable}, {lua.StringLibName, lua.OpenString}, {lua.MathLibName, lua.OpenMath}} {
+		L.Push(L.NewFunction(lib.fn))
+		L.Push(lua.LString(lib.name))
+		L.Call(1, 0)
+	}
+	g := L.G.Global
+	for _, n := range []string{"dofile", "loadfile", "module", "require", "print"} {
+		g.RawSetString(n, lua.LNil)
+	}
+	r := L.NewTable()
+	fns := map[string]lua.LGFunction{
+		"call":               func(L *lua.LState) int { return e.redisCall(L, true) },
+		"pcall":              func(L *lua.LState) int { return e.redisCall(L, false) },
+		"error_reply":        luaErrorReply,
+		"status_reply":       luaStatusReply,
+		"sha1hex":            luaSha1hex,
+		"log":                e.luaLog,
+		"setresp":            luaSetResp,
+		"set_repl":           func(L *lua.LState) int { return 0 },
+		"replicate_commands": func(L *lua.LState) int { L.Push(lua.LTrue); return 1 },
+		"breakpoint":         func(L *lua.LState) int { L.Push(lua.LFalse); return 1 },
+		"debug":              func(L *lua.LState) int { return 0 },
+	}
+	for n, f := range fns {
+		r.RawSetString(n, L.NewFunction(f))
+	}
+	for n, v := range map[string]int{"LOG_DEBUG": 0, "LOG_VERBOSE": 1, "LOG_NOTICE": 2, "LOG_WARNING": 3,
+		"REPL_NONE": 0, "REPL_AOF": 1, "REPL_SLAVE": 2, "REPL_REPLICA": 2, "REPL_ALL": 3} {
+		r.RawSetString(n, lua.LNumber(v))
+	}
+	g.RawSetString("redis", r)
+	// pcall returns the message of an error table, not the table.
+	origPcall := g.RawGetString("pcall")
+	g.RawSetString("pcall", L.NewFunction(func(L *lua.LState) int {
+		n := L.GetTop()
+		L.Insert(origPcall, 1)
+		L.Call(n, lua.MultRet)
+		if L.GetTop() >= 2 && L.Get(1) == lua.LFalse {
+			if t, ok := L.Get(2).(*lua.LTable); ok {
+				if m, ok := t.RawGetString("err").(lua.LString); ok {
+					L.Replace(2, m)
+				}
+			}
+		}
+		return L.GetTop()
+	}))
+	// tostring formats numbers as C Lua does (%.14g).
+	origTostring := g.RawGetString("tostring")
+	g.RawSetString("tostring", L.NewFunction(func(L *lua.LState) int {
+		if n, ok := L.Get(1).(lua.LNumber); ok {
+			L.Push(lua.LString(luaFmtNumber(float64(n))))
+			return 1
+		}
+		L.Insert(origTostring, 1)
+		L.Call(L.GetTop()-1, 1)
+		return 1
+	}))
+	// Scripts see the globals and the libraries read-only, as in Redis
+	// 7.0: their environment is a proxy that refuses writes, and reading an
+	// undefined global is an error.
+	g.RawSetString("bit", luaBitLib(L))
+	g.RawSetString("cjson", luaCjsonLib(L))
+	for _, lib := range []string{"redis", "string", "math", "table", "bit", "cjson"} {
+		g.RawSetString(lib, readonlyProxy(L, g.RawGetString(lib).(*lua.LTable), false))
+	}
+	e.env = readonlyProxy(L, g, true)
+	g.RawSetString("_G", e.env)
+	e.errh = L.NewFunction(luaErrHandler)
+	return e
+}
+
+// luaErrHandler turns any error into a table {err=..., source=..., line=...}
+// naming the script line that raised it (Redis __redis__err__handler).
+// readonlyProxy returns an empty table reading through to t whose writes
+// fail; strict makes reading a missing key an error too (globals).
+func readonlyProxy(L *lua.LState, t *lua.LTable, strict bool) *lua.LTable {
+	p := L.NewTable()
+	mt := L.NewTable()
+	if strict {
+		mt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
+			v := t.RawGet(L.Get(2))
+			if v == lua.LNil {
+				L.RaiseError("Script attempted to access nonexistent global variable '%s'", L.ToString(2))
+			}
+			L.Push(v)
+			return 1
+		}))
+	} else {
+		mt.RawSetString("__index", t)
+	}
+	mt.RawSetString("__newindex", L.NewFunction(func(L *lua.LState) int {
+		L.RaiseError("Attempt to modify a readonly table")
+		return 0
+	}))
+	mt.RawSetString("__metatable", lua.LFalse)
+	L.SetMetatable(p, mt)
+	return p
+}
+
+func luaErrHandler(L *lua.LState) int {
+	ev := L.Get(1)
+	t, ok := ev.(*lua.LTable)
+	if !ok {
+		t = L.NewTable()
+		t.RawSetString("err", lua.LString("ERR "+lua.LVAsString(ev)))
+		if _, isStr := ev.(lua.LString); !isStr {
+			if _, isNum := ev.(lua.LNumber); !isNum {
+				t.RawSetString("err", lua.LString("ERR "+ev.String()))
+			}
+		}
+	}
+	for lvl := 1; ; lvl++ {
+		dbg, ok := L.GetStack(lvl)
+		if !ok {
+			break
+		}
+		fn, _ := L.GetInfo("Slf", dbg, lua.LNil)
+		if f, isF := fn.(*lua.LFunction); isF && f.IsG {
+			continue
+		}
+		t.RawSetString("source", lua.LString(luaScriptSource))
+		t.RawSetString("line", lua.LNumber(dbg.CurrentLine))
+		break
+	}
+	L.Push(t)
+	return 1
+}
+
+// compile loads body into the cache under sha; it returns the error reply
+// text on failure.
+func (e *luaEngine) compile(sha string, body []byte) string {
+	noWrites := false
+	if bytes.HasPrefix(body, []byte("#!")) {
+		line := body
+		if i := bytes.IndexByte(body, '\n'); i >= 0 {
+			line = body[:i]
+		}
+		parts := strings.Fields(string(line))
+		if len(parts) == 0 || parts[0] != "#!lua" {
+			eng := string(line)
+			if len(parts) > 0 {
+				eng = parts[0]
+			}
+			return "ERR Unexpected engine in script shebang: " + eng
+		}
+		for _, p := range parts[1:] {
+			fl, ok := strings.CutPrefix(p, "flags=")
+			if !ok {
+				return "ERR Unknown lua shebang option: " + p
+			}
+			for _, f := range strings.Split(fl, ",") {
+				switch f {
+				case "no-writes":
+					noWrites = true
+				case "allow-oom", "allow-stale", "no-cluster", "allow-cross-slot-keys", "":
+				default:
+					return "ERR Unexpected flag in script shebang: " + f
+				}
+			}
+		}
+		// keep the line numbers: the shebang becomes a comment
+		body = append([]byte("--"), body...)
+	}
+	fn, err := e.L.Load(bytes.NewReader(body), "user_script")
+	if err != nil {
+		msg := err.Error()
+		if ae, ok := err.(*lua.ApiError); ok && ae.Object != nil {
+			msg = lua.LVAsString(ae.Object)
+		}
+		return "ERR Error compiling script (new function): " + luaSyntaxMessage(strings.TrimSpace(msg), body)
+	}
+	fn.Env = e.env
+	e.funcs[sha] = fn
+	if noWrites {
+		e.noWrites[sha] = true
+	} else {
+		delete(e.noWrites, sha)
+	}
+	return ""
+}
+
+var (
+	luaSyntaxAt  = regexp.MustCompile(`^user_script line:(\d+)\(column:\d+\) near '(.*)':\s+(.*)$`)
+	luaSyntaxEOF = regexp.MustCompile(`^user_script at EOF:\s+(.*)$`)
+)
+
+// luaSyntaxMessage rewrites gopher-lua's parse errors in the form of the C
+// Lua 5.1 parser ("user_script:1: unexpected symbol near '<eof>'").
+func luaSyntaxMessage(msg string, body []byte) string {
+	what := func(m string) string {
+		switch m {
+		case "syntax error":
+			return "unexpected symbol"
+		case "unterminated string":
+			return "unfinished string"
+		}
+		return m
+	}
+	if m := luaSyntaxAt.FindStringSubmatch(msg); m != nil {
+		return "user_script:" + m[1] + ": " + what(m[3]) + " near '" + m[2] + "'"
+	}
+	if m := luaSyntaxEOF.FindStringSubmatch(msg); m != nil {
+		line := bytes.Count(body, []byte("\n")) + 1
+		return "user_script:" + strconv.Itoa(line) + ": " + what(m[1]) + " near '<eof>'"
+	}
+	return msg
+}
+
+func (e *luaEngine) run(c *client, sha string, keys, args [][]byte, ro bool) {
+	L := e.L
+	e.ro = ro || e.noWrites[sha]
+	e.fake.db = c.db
+	e.fake.resp = 2
+	defer L.SetTop(0)
+	g := L.G.Global
+	g.RawSetString("KEYS", bytesTable(L, keys))
+	g.RawSetString("ARGV", bytesTable(L, args))
+	L.Push(e.funcs[sha])
+	if err := L.PCall(0, 1, e.errh); err != nil {
+		var obj lua.LValue = lua.LString(err.Error())
+		if ae, ok := err.(*lua.ApiError); ok && ae.Object != nil {
+			obj = ae.Object
+		}
+		if t, ok := obj.(*lua.LTable); ok {
+			msg := lua.LVAsString(t.RawGetString("err"))
+			if line := t.RawGetString("line"); line != lua.LNil {
+				msg += " script: " + sha + ", on " + lua.LVAsString(t.RawGetString("source")) + ":" + lua.LVAsString(line) + "."
+			}
+			if t.RawGetString("ignore_error_stats_update") == lua.LTrue {
+				errNoStats(c, msg)
+			} else {
+				c.err(msg)
+			}
+			return
+		}
+		c.err("ERR Error running script " + sha + ", " + truncStr(lua.LVAsString(obj), 100))
+		return
+	}
+	luaToReply(c, L.Get(-1), 0)
+}
+
+// errNoStats replies an error already counted in errorstats.
+func errNoStats(c *client, msg string) {
+	c.out = append(c.out, '-')
+	c.out = append(c.out, strings.NewReplacer("\r", " ", "\n", " ").Replace(msg)...)
+	c.out = append(c.out, '\r', '\n')
+	c.srv.curCmdFailed = true
+}
+
+func truncStr(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+func bytesTable(L *lua.LState, items [][]byte) *lua.LTable {
+	t := L.CreateTable(len(items), 0)
+	for i, b := range items {
+		t.RawSetInt(i+1, lua.LString(b))
+	}
+	return t
+}
+
+// luaError builds Redis's error table from a reply or message: "-CODE msg"
+// loses the dash, a message without one gets the ERR code.
+func luaErrorTable(L *lua.LState, msg string) *lua.LTable {
+	if strings.HasPrefix(msg, "-") {
+		msg = msg[1:]
+	} else {
+		msg = "ERR " + msg
+	}
+	msg = strings.TrimRight(msg, "\r\n")
+	t := L.NewTable()
+	t.RawSetString("err", lua.LString(msg))
+	return t
+}
+
+// redisCall implements redis.call (raise) and redis.pcall.
+func (e *luaEngine) redisCall(L *lua.LState, raise bool) int {
+	fail := func(t *lua.LTable) int {
+		if raise {
+			L.Error(t, 0)
+			return 0
+		}
+		L.Push(t)
+		return 1
+	}
+	n := L.GetTop()
+	if n == 0 {
+		return fail(luaErrorTable(L, "Please specify at least one argument for this redis lib call"))
+	}
+	argv := make([][]byte, n)
+	for i := 1; i <= n; i++ {
+		switch v := L.Get(i).(type) {
+		case lua.LString:
+			argv[i-1] = []byte(string(v))
+		case lua.LNumber:
+			argv[i-1] = strconv.AppendFloat(nil, float64(v), 'g', 17, 64)
+			argv[i-1] = fixExp(argv[i-1])
+		default:
+			return fail(luaErrorTable(L, "Lua redis lib command arguments must be strings or integers"))
+		}
+	}
+	s := e.s
+	cmd, _ := s.lookupCommand(argv)
+	if cmd == nil {
+		return fail(luaErrorTable(L, "Unknown Redis command called from script"))
+	}
+	if !arityOK(cmd, len(argv)) {
+		return fail(luaErrorTable(L, "Wrong number of args calling Redis command from script"))
+	}
+	if cmd.flags&cmdNoScript != 0 {
+		return fail(luaErrorTable(L, "This Redis command is not allowed from script"))
+	}
+	if cmd.flags&cmdWrite != 0 {
+		if e.ro {
+			return fail(luaErrorTable(L, "Write commands are not allowed from read-only scripts."))
+		}
+		if msg := s.writeRefusal(); msg != "" {
+			return fail(luaErrorTable(L, "-"+msg))
+		}
+	}
+	f := e.fake
+	f.out = f.out[:0]
+	s.call(f, cmd, argv)
+	v, _, isErr := respToLua(L, f.out)
+	f.out = f.out[:0]
+	if isErr {
+		// the command already counted its error in the stats
+		v.(*lua.LTable).RawSetString("ignore_error_stats_update", lua.LTrue)
+	}
+	if isErr && raise {
+		L.Error(v, 0)
+		return 0
+	}
+	L.Push(v)
+	return 1
+}
+
+// fixExp turns Go's exponent form (1e+21) into C's %.17g form (1e+21 too,
+// but C pads the exponent to two digits: 1e+05).
+func fixExp(b []byte) []byte {
+	i := bytes.IndexByte(b, 'e')
+	if i < 0 || len(b)-i-2 >= 2 {
+		return b
+	}
+	out := append([]byte{}, b[:i+2]...)
+	out = append(out, '0')
+	return append(out, b[i+2:]...)
+}
+
+// respToLua converts one RESP2 reply into a Lua value (Redis
+// redisProtocolToLuaType); isErr reports an error reply.
+func respToLua(L *lua.LState, b []byte) (v lua.LValue, rest []byte, isErr bool) {
+	if len(b) == 0 {
+		return lua.LFalse, b, false
+	}
+	i := bytes.Index(b, []byte("\r\n"))
+	if i < 0 {
+		return lua.LFalse, nil, false
+	}
+	line, rest := b[1:i], b[i+2:]
+	switch b[0] {
+	case ':':
+		n, _ := strconv.ParseInt(string(line), 10, 64)
+		return lua.LNumber(n), rest, false
+	case '+':
+		t := L.NewTable()
+		t.RawSetString("ok", lua.LString(line))
+		return t, rest, false
+	case '-':
+		t := L.NewTable()
+		t.RawSetString("err", lua.LString(line))
+		return t, rest, true
+	case '$':
+		n, _ := strconv.Atoi(string(line))
+		if n < 0 {
+			return lua.LFalse, rest, false
+		}
+		return lua.LString(rest[:n]), rest[n+2:], false
+	case '*':
+		n, _ := strconv.Atoi(string(line))
+		if n < 0 {
+			return lua.LFalse, rest, false
+		}
+		t := L.CreateTable(n, 0)
+		for j := 1; j <= n; j++ {
+			var el lua.LValue
+			el, rest, _ = respToLua(L, rest)
+			t.RawSetInt(j, el)
+		}
+		return t, rest, false
+	}
+	return lua.LFalse, nil, false
+}
+
+// luaToReply writes a Lua value as a reply (Redis luaReplyToRedisReply).
+func luaToReply(c *client, v lua.LValue, depth int) {
+	if depth >= luaMaxReplyDepth {
+		c.err("ERR reached lua stack limit")
+		return
+	}
+	switch x := v.(type) {
+	case lua.LString:
+		c.bulk([]byte(string(x)))
+	case lua.LBool:
+		if x {
+			c.integer(1)
+		} else {
+			c.nullBulk()
+		}
+	case lua.LNumber:
+		c.integer(luaNumToInt(float64(x)))
+	case *lua.LTable:
+		if e, ok := x.RawGetString("err").(lua.LString); ok {
+			if x.RawGetString("ignore_error_stats_update") == lua.LTrue {
+				errNoStats(c, string(e))
+			} else {
+				c.err(string(e))
+			}
+			return
+		}
+		if ok, isStr := x.RawGetString("ok").(lua.LString); isStr {
+			c.status(strings.NewReplacer("\r", " ", "\n", " ").Replace(string(ok)))
+			return
+		}
+		n := 0
+		for x.RawGetInt(n+1) != lua.LNil {
+			n++
+		}
+		c.arrayLen(n)
+		for j := 1; j <= n; j++ {
+			luaToReply(c, x.RawGetInt(j), depth+1)
+		}
+	default:
+		c.nullBulk()
+	}
+}
+
+// luaMaxReplyDepth is where Redis's conversion runs out of Lua stack
+// (lua_checkstack fails) on a self-referencing table.
+const luaMaxReplyDepth = 7995
+
+// luaNumToInt mirrors C's (long long) cast on x86-64: out of range and NaN
+// give LLONG_MIN.
+func luaNumToInt(f float64) int64 {
+	if math.IsNaN(f) || f >= 9.223372036854775807e18 || f < -9.223372036854775808e18 {
+		return math.MinInt64
+	}
+	return int64(f)
+}
+
+func luaErrorReply(L *lua.LState) int {
+	if L.GetTop() != 1 || L.Get(1).Type() != lua.LTString {
+		L.Push(luaErrorTable(L, "wrong number or type of arguments"))
+		return 1
+	}
+	msg := L.ToString(1)
+	if !strings.HasPrefix(msg, "-") {
+		msg = "-" + msg
+	}
+	L.Push(luaErrorTable(L, msg))
+	return 1
+}
+
+func luaStatusReply(L *lua.LState) int {
+	if L.GetTop() != 1 || L.Get(1).Type() != lua.LTString {
+		L.Push(luaErrorTable(L, "wrong number or type of arguments"))
+		return 1
+	}
+	t := L.NewTable()
+	t.RawSetString("ok", L.Get(1))
+	L.Push(t)
+	return 1
+}
+
+func luaSha1hex(L *lua.LState) int {
+	if L.GetTop() != 1 {
+		L.Error(lua.LString("wrong number of arguments"), 0)
+		return 0
+	}
+	h := sha1.Sum([]byte(L.ToString(1)))
+	L.Push(lua.LString(hex.EncodeToString(h[:])))
+	return 1
+}
+
+func luaSetResp(L *lua.LState) int {
+	if L.GetTop() != 1 {
+		L.Error(lua.LString("redis.setresp() requires one argument."), 0)
+		return 0
+	}
+	v, ok := L.Get(1).(lua.LNumber)
+	if !ok || (v != 2 && v != 3) {
+		L.Error(lua.LString("RESP version must be 2 or 3."), 0)
+		return 0
+	}
+	if v == 3 {
+		L.Error(lua.LString("RESP3 is not supported in scripts by this server."), 0)
+	}
+	return 0
+}
+
+func (e *luaEngine) luaLog(L *lua.LState) int {
+	n := L.GetTop()
+	if n < 2 {
+		L.Error(lua.LString("redis.log() requires two arguments or more."), 0)
+		return 0
+	}
+	lv, ok := L.Get(1).(lua.LNumber)
+	if !ok {
+		L.Error(lua.LString("First argument must be a number (log level)."), 0)
+		return 0
+	}
+	if lv < 0 || lv > 3 {
+		L.Error(lua.LString("Invalid debug level."), 0)
+		return 0
+	}
+	parts := make([]string, 0, n-1)
+	for i := 2; i <= n; i++ {
+		parts = append(parts, L.ToString(i))
+	}
+	msg := strings.Join(parts, " ")
+	switch int(lv) {
+	case 0:
+		e.s.log.Debug().Msg(msg)
+	case 1, 2:
+		e.s.log.Info().Msg(msg)
+	default:
+		e.s.log.Warn().Msg(msg)
+	}
+	return 0
+}
+
+// luaBitLib is the LuaBitOp library Redis bundles (bit.band & co.), on
+// signed 32-bit integers.
+func luaBitLib(L *lua.LState) *lua.LTable {
+	tobit := func(L *lua.LState, i int) uint32 {
+		f := math.RoundToEven(float64(L.CheckNumber(i)))
+		return uint32(int64(math.Mod(f, 4294967296)))
+	}
+	ret := func(L *lua.LState, v uint32) int {
+		L.Push(lua.LNumber(int32(v)))
+		return 1
+	}
+	fold := func(op func(a, b uint32) uint32) lua.LGFunction {
+		return func(L *lua.LState) int {
+			v := tobit(L, 1)
+			for i := 2; i <= L.GetTop(); i++ {
+				v = op(v, tobit(L, i))
+			}
+			return ret(L, v)
+		}
+	}
+	shift := func(op func(a uint32, n uint) uint32) lua.LGFunction {
+		return func(L *lua.LState) int { return ret(L, op(tobit(L, 1), uint(tobit(L, 2)&31))) }
+	}
+	fns := map[string]lua.LGFunction{
+		"tobit":   func(L *lua.LState) int { return ret(L, tobit(L, 1)) },
+		"bnot":    func(L *lua.LState) int { return ret(L, ^tobit(L, 1)) },
+		"band":    fold(func(a, b uint32) uint32 { return a & b }),
+		"bor":     fold(func(a, b uint32) uint32 { return a | b }),
+		"bxor":    fold(func(a, b uint32) uint32 { return a ^ b }),
+		"lshift":  shift(func(a uint32, n uint) uint32 { return a << n }),
+		"rshift":  shift(func(a uint32, n uint) uint32 { return a >> n }),
+		"arshift": shift(func(a uint32, n uint) uint32 { return uint32(int32(a) >> n) }),
+		"rol":     shift(func(a uint32, n uint) uint32 { return a<<n | a>>((32-n)&31) }),
+		"ror":     shift(func(a uint32, n uint) uint32 { return a>>n | a<<((32-n)&31) }),
+		"bswap": func(L *lua.LState) int {
+			v := tobit(L, 1)
+			return ret(L, v>>24|(v>>8)&0xff00|(v&0xff00)<<8|v<<24)
+		},
+		"tohex": func(L *lua.LState) int {
+			v := tobit(L, 1)
+			n := int32(8)
+			if L.GetTop() >= 2 {
+				n = int32(tobit(L, 2))
+			}
+			digits := "0123456789abcdef"
+			if n < 0 {
+				n = -n
+				digits = "0123456789ABCDEF"
+			}
+			if n > 8 {
+				n = 8
+			}
+			buf := make([]byte, n)
+			for i := int(n) - 1; i >= 0; i-- {
+				buf[i] = digits[v&15]
+				v >>= 4
+			}
+			L.Push(lua.LString(buf))
+			return 1
+		},
+	}
+	t := L.NewTable()
+	for n, f := range fns {
+		t.RawSetString(n, L.NewFunction(f))
+	}
+	return t
+}
+
+// luaFmtNumber is C Lua 5.1's number to string conversion ("%.14g").
+func luaFmtNumber(f float64) string {
+	switch {
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	case math.IsNaN(f):
+		return "nan"
+	}
+	return string(fixExp(strconv.AppendFloat(nil, f, 'g', 14, 64)))
+}
+
+// luaCjsonLib is a subset of the lua-cjson library Redis bundles:
+// cjson.encode, cjson.decode and cjson.null.
+func luaCjsonLib(L *lua.LState) *lua.LTable {
+	null := L.NewUserData()
+	t := L.NewTable()
+	t.RawSetString("null", null)
+	t.RawSetString("encode", L.NewFunction(func(L *lua.LState) int {
+		if L.GetTop() != 1 {
+			L.RaiseError("bad argument #1 to 'encode' (expected 1 argument)")
+		}
+		var b []byte
+		b = cjsonEncode(L, b, L.Get(1), null, 0)
+		L.Push(lua.LString(b))
+		return 1
+	}))
+	t.RawSetString("decode", L.NewFunction(func(L *lua.LState) int {
+		if L.GetTop() != 1 {
+			L.RaiseError("bad argument #1 to 'decode' (expected 1 argument)")
+		}
+		dec := json.NewDecoder(strings.NewReader(L.CheckString(1)))
+		dec.UseNumber()
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			L.RaiseError("Expected value but found invalid token at character %d", dec.InputOffset()+1)
+		}
+		if dec.More() {
+			L.RaiseError("Expected the end but found invalid token at character %d", dec.InputOffset()+1)
+		}
+		L.Push(cjsonToLua(L, v, null))
+		return 1
+	}))
+	return t
+}
+
+func cjsonToLua(L *lua.LState, v any, null lua.LValue) lua.LValue {
+	switch x := v.(type) {
+	case nil:
+		return null
+	case bool:
+		return lua.LBool(x)
+	case json.Number:
+		f, _ := strconv.ParseFloat(string(x), 64)
+		return lua.LNumber(f)
+	case string:
+		return lua.LString(x)
+	case []any:
+		t := L.CreateTable(len(x), 0)
+		for i, e := range x {
+			t.RawSetInt(i+1, cjsonToLua(L, e, null))
+		}
+		return t
+	case map[string]any:
+		t := L.CreateTable(0, len(x))
+		for k, e := range x {
+			t.RawSetString(k, cjsonToLua(L, e, null))
+		}
+		return t
+	}
+	return lua.LNil
+}
+
+func cjsonEncode(L *lua.LState, b []byte, v lua.LValue, null lua.LValue, depth int) []byte {
+	if v == null {
+		return append(b, "null"...)
+	}
+	switch x := v.(type) {
+	case *lua.LNilType:
+		return append(b, "null"...)
+	case lua.LBool:
+		if x {
+			return append(b, "true"...)
+		}
+		return append(b, "false"...)
+	case lua.LNumber:
+		f := float64(x)
+		if math.IsInf(f, 0) || math.IsNaN(f) {
+			L.RaiseError("Cannot serialise number: must not be NaN or Inf")
+		}
+		return append(b, luaFmtNumber(f)...)
+	case lua.LString:
+		return cjsonString(b, string(x))
+	case *lua.LTable:
+		if depth >= 1000 {
+			L.RaiseError("Cannot serialise, excessive nesting (%d)", depth+1)
+		}
+		// an array: only positive integer keys, not too sparse
+		maxIdx, items, isArray := 0, 0, true
+		x.ForEach(func(k, _ lua.LValue) {
+			n, ok := k.(lua.LNumber)
+			if !ok || float64(n) != math.Floor(float64(n)) || n < 1 {
+				isArray = false
+				return
+			}
+			items++
+			if int(n) > maxIdx {
+				maxIdx = int(n)
+			}
+		})
+		if isArray && maxIdx > 0 {
+			if maxIdx > 10 && maxIdx > items*2 {
+				L.RaiseError("Cannot serialise table: excessively sparse array")
+			}
+			b = append(b, '[')
+			for i := 1; i <= maxIdx; i++ {
+				if i > 1 {
+					b = append(b, ',')
+				}
+				b = cjsonEncode(L, b, x.RawGetInt(i), null, depth+1)
+			}
+			return append(b, ']')
+		}
+		b = append(b, '{')
+		first := true
+		x.ForEach(func(k, e lua.LValue) {
+			if !first {
+				b = append(b, ',')
+			}
+			first = false
+			switch kk := k.(type) {
+			case lua.LString:
+				b = cjsonString(b, string(kk))
+			case lua.LNumber:
+				b = cjsonString(b, luaFmtNumber(float64(kk)))
+			default:
+				L.RaiseError("Cannot serialise %s: table key must be a number or string", k.Type().String())
+			}
+			b = append(b, ':')
+			b = cjsonEncode(L, b, e, null, depth+1)
+		})
+		return append(b, '}')
+	}
+	L.RaiseError("Cannot serialise %s: type not supported", v.Type().String())
+	return b
+}
+
+// cjsonString quotes s as lua-cjson does (it also escapes '/').
+func cjsonString(b []byte, s string) []byte {
+	b = append(b, '"')
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		switch ch {
+		case '"':
+			b = append(b, `\"`...)
+		case '\\':
+			b = append(b, `\\`...)
+		case '/':
+			b = append(b, `\/`...)
+		case '\b':
+			b = append(b, `\b`...)
+		case '\f':
+			b = append(b, `\f`...)
+		case '\n':
+			b = append(b, `\n`...)
+		case '\r':
+			b = append(b, `\r`...)
+		case '\t':
+			b = append(b, `\t`...)
+		default:
+			if ch < 0x20 || ch == 0x7f {
+				b = append(b, fmt.Sprintf("\\u%04x", ch)...)
+			} else {
+				b = append(b, ch)
+			}
+		}
+	}
+	return append(b, '"')
+}
