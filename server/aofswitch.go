@@ -83,19 +83,24 @@ func (s *Server) startRewriteOffline() error {
 	go s.runWalker(sn)
 	go func() {
 		<-cp.done
+		s.mu.Lock()
+		snErr := sn.err // written by the walker under mu
+		s.mu.Unlock()
 		var ierr error
-		if cp.err == nil && sn.err == nil {
+		if cp.err == nil && snErr == nil {
 			s.log.Info().Msg("Background AOF rewrite terminated with success")
 			ierr = a.InstallOffline(tmp, rdbBase)
 		} else {
-			ierr = childErr(cp.err, sn.err)
-			sn.abort(errSnapshotAborted)
+			ierr = childErr(cp.err, snErr)
 		}
 		if ierr != nil {
 			os.Remove(tmp)
 		}
 		s.mu.Lock()
 		defer s.mu.Unlock()
+		if ierr != nil {
+			sn.abort(errSnapshotAborted) // the walker reads its state under mu
+		}
 		s.persist.aofChild = nil
 		s.persist.lastRewriteTime = int64(time.Since(cp.start).Seconds())
 		switch {

@@ -478,18 +478,23 @@ func (s *Server) startRewrite() error {
 	go s.runWalker(sn)
 	go func() {
 		<-cp.done
+		s.mu.Lock()
+		snErr := sn.err // written by the walker under mu
+		s.mu.Unlock()
 		var ierr error
-		if cp.err == nil && sn.err == nil {
+		if cp.err == nil && snErr == nil {
 			s.log.Info().Msg("Background AOF rewrite terminated with success")
 			ierr = rw.Install(s.cfg.AOFUseRDBPreamble)
 		} else {
-			ierr = childErr(cp.err, sn.err)
+			ierr = childErr(cp.err, snErr)
 			s.log.Warn().Msgf("Background AOF rewrite terminated with error: %v", ierr)
-			sn.abort(errSnapshotAborted)
 			rw.Abort(ierr)
 		}
 		s.mu.Lock()
 		defer s.mu.Unlock()
+		if ierr != nil {
+			sn.abort(errSnapshotAborted) // the walker reads its state under mu
+		}
 		s.persist.aofChild = nil
 		s.persist.aofRewrite = nil
 		if s.aof != nil {

@@ -441,3 +441,58 @@ func TestRewriteWithAOFOff(t *testing.T) {
 		t.Fatalf("our digest after load %q, want %q", got, want)
 	}
 }
+
+// A killed rewrite leaves base N + incr N + incr N+1, which both we and
+// real Redis load to the same dataset.
+func TestKilledRewriteLoads(t *testing.T) {
+	ts := startOurServer(t, "--appendonly", "yes", "--rdb-key-save-delay", "100000")
+	c := dial(t, ts.addr)
+	fillAllTypes(t, c)
+	if r := c.do("BGREWRITEAOF"); !strings.HasPrefix(r, "+Background append only file rewriting started") {
+		t.Fatalf("BGREWRITEAOF: %q", r)
+	}
+	c.do("SET", "during", "rewrite")
+	killSnapshotChild(t)
+	waitInfo(t, c, "aof_rewrite_in_progress", "0")
+	waitInfo(t, c, "aof_last_bgrewrite_status", "err")
+	c.do("SET", "after", "kill")
+	want := c.do("DEBUG", "DIGEST")
+	man, _ := os.ReadFile(filepath.Join(ts.dir, "appendonlydir", "appendonly.aof.manifest"))
+	if strings.Count(string(man), "type i") != 2 {
+		t.Fatalf("manifest after a killed rewrite:\n%s", man)
+	}
+	for _, kind := range []string{"ours", "redis"} {
+		cp := t.TempDir()
+		copyDir(t, ts.dir, cp)
+		var addr string
+		if kind == "ours" {
+			addr = startOurServer(t, "--appendonly", "yes", "--dir", cp).addr
+		} else {
+			if _, err := os.Stat(redisServerPath); err != nil {
+				requireRedis(t)
+			}
+			addr = startRealRedis(t, "--appendonly", "yes", "--dir", cp).addr
+		}
+		if got := digestOf(t, addr); got != want {
+			t.Fatalf("%s loads digest %q, want %q", kind, got, want)
+		}
+	}
+}
+
+func killSnapshotChild(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		out, _ := exec.Command("pgrep", "-P", strconv.Itoa(os.Getpid())).Output()
+		for _, f := range strings.Fields(string(out)) {
+			pid, _ := strconv.Atoi(f)
+			cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+			if strings.Contains(string(cmdline), ChildFlag) {
+				exec.Command("kill", "-9", f).Run()
+				return
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("no snapshot child found")
+}
