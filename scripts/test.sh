@@ -50,6 +50,20 @@ if [ "$FUZZTIME" != 0 ]; then
     ./config:FuzzParseRedisConf; do
     pkg=${target%%:*}
     name=${target##*:}
-    go test -run='^$' -fuzz="^${name}\$" -fuzztime="$FUZZTIME" "$pkg" 2>&1 | tail -3
+    corpus="$pkg/testdata/fuzz/$name"
+    before=$(ls "$corpus" 2>/dev/null | wc -l)
+    if ! out=$(go test -run='^$' -fuzz="^${name}\$" -fuzztime="$FUZZTIME" -parallel=2 "$pkg" 2>&1); then
+      echo "$out" | grep -v '^fuzz: elapsed' | tail -60
+      after=$(ls "$corpus" 2>/dev/null | wc -l)
+      if [ "$after" -gt "$before" ]; then
+        echo "FAIL: fuzz target $name in $pkg found a crasher, saved under $corpus"
+        exit 1
+      fi
+      # No input was saved: the fuzzing engine itself failed (e.g. a worker
+      # starved on a loaded machine), not the code under test.
+      echo "WARNING: fuzzing $name did not complete (no crasher saved)"
+      continue
+    fi
+    echo "$out" | tail -2
   done
 fi
