@@ -51,10 +51,10 @@ if [ "$FUZZTIME" != 0 ]; then
     pkg=${target%%:*}
     name=${target##*:}
     corpus="$pkg/testdata/fuzz/$name"
-    before=$(ls "$corpus" 2>/dev/null | wc -l)
+    before=$( (ls "$corpus" 2>/dev/null || true) | wc -l)
     if ! out=$(go test -run='^$' -fuzz="^${name}\$" -fuzztime="$FUZZTIME" -parallel=2 "$pkg" 2>&1); then
       echo "$out" | grep -v '^fuzz: elapsed' | tail -60
-      after=$(ls "$corpus" 2>/dev/null | wc -l)
+      after=$( (ls "$corpus" 2>/dev/null || true) | wc -l)
       if [ "$after" -gt "$before" ]; then
         echo "FAIL: fuzz target $name in $pkg found a crasher, saved under $corpus"
         exit 1
