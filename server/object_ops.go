@@ -114,3 +114,31 @@ func objLength(e entry) int {
 	}
 	return 0
 }
+
+// lookupReadTyped returns key's collection of type t for a read (nil if
+// absent); wrong reports that WRONGTYPE was replied.
+func lookupReadTyped[T any](s *Server, c *client, key []byte, t uint8) (o *T, wrong bool) {
+	e, ok := s.lookupRead(c, key)
+	if !ok {
+		return nil, false
+	}
+	if e.typ() != t {
+		c.errWrongType()
+		return nil, true
+	}
+	return (*T)(e.ptr), false
+}
+
+// lookupWriteTyped is lookupReadTyped for a command that modifies the value
+// in place (the snapshot hook has run).
+func lookupWriteTyped[T any](s *Server, c *client, key []byte, t uint8) (o *T, wrong bool) {
+	p := s.lookupWrite(c, key)
+	if p == nil {
+		return nil, false
+	}
+	if p.typ() != t {
+		c.errWrongType()
+		return nil, true
+	}
+	return (*T)(p.ptr), false
+}

@@ -225,16 +225,8 @@ func init() {
 	)
 }
 
-func (s *Server) hashRead(c *client, key []byte) (h *hashObj, wrong bool) {
-	e, ok := s.lookupRead(c, key)
-	if !ok {
-		return nil, false
-	}
-	if e.typ() != typHash {
-		c.errWrongType()
-		return nil, true
-	}
-	return (*hashObj)(e.ptr), false
+func (s *Server) hashRead(c *client, key []byte) (*hashObj, bool) {
+	return lookupReadTyped[hashObj](s, c, key, typHash)
 }
 
 // hashWriteOrCreate is hashTypeLookupWriteOrCreate.

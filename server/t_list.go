@@ -214,28 +214,12 @@ func init() {
 	)
 }
 
-func (s *Server) listRead(c *client, key []byte) (l *listObj, wrong bool) {
-	e, ok := s.lookupRead(c, key)
-	if !ok {
-		return nil, false
-	}
-	if e.typ() != typList {
-		c.errWrongType()
-		return nil, true
-	}
-	return (*listObj)(e.ptr), false
+func (s *Server) listRead(c *client, key []byte) (*listObj, bool) {
+	return lookupReadTyped[listObj](s, c, key, typList)
 }
 
-func (s *Server) listWrite(c *client, key []byte) (l *listObj, wrong bool) {
-	p := s.lookupWrite(c, key)
-	if p == nil {
-		return nil, false
-	}
-	if p.typ() != typList {
-		c.errWrongType()
-		return nil, true
-	}
-	return (*listObj)(p.ptr), false
+func (s *Server) listWrite(c *client, key []byte) (*listObj, bool) {
+	return lookupWriteTyped[listObj](s, c, key, typList)
 }
 
 func lpushCommand(c *client, argv [][]byte)  { pushGeneric(c, argv, true, false) }

@@ -240,28 +240,12 @@ func init() {
 
 // setRead returns key's set (nil if absent); wrong reports that a
 // WRONGTYPE error was replied.
-func (s *Server) setRead(c *client, key []byte) (o *setObj, wrong bool) {
-	e, ok := s.lookupRead(c, key)
-	if !ok {
-		return nil, false
-	}
-	if e.typ() != typSet {
-		c.errWrongType()
-		return nil, true
-	}
-	return (*setObj)(e.ptr), false
+func (s *Server) setRead(c *client, key []byte) (*setObj, bool) {
+	return lookupReadTyped[setObj](s, c, key, typSet)
 }
 
-func (s *Server) setWrite(c *client, key []byte) (o *setObj, wrong bool) {
-	p := s.lookupWrite(c, key)
-	if p == nil {
-		return nil, false
-	}
-	if p.typ() != typSet {
-		c.errWrongType()
-		return nil, true
-	}
-	return (*setObj)(p.ptr), false
+func (s *Server) setWrite(c *client, key []byte) (*setObj, bool) {
+	return lookupWriteTyped[setObj](s, c, key, typSet)
 }
 
 func saddCommand(c *client, argv [][]byte) {

@@ -648,28 +648,12 @@ func init() {
 
 // zsetRead returns key's sorted set (nil if absent); wrong reports that
 // a WRONGTYPE error was replied.
-func (s *Server) zsetRead(c *client, key []byte) (z *zsetObj, wrong bool) {
-	e, ok := s.lookupRead(c, key)
-	if !ok {
-		return nil, false
-	}
-	if e.typ() != typZSet {
-		c.errWrongType()
-		return nil, true
-	}
-	return (*zsetObj)(e.ptr), false
+func (s *Server) zsetRead(c *client, key []byte) (*zsetObj, bool) {
+	return lookupReadTyped[zsetObj](s, c, key, typZSet)
 }
 
-func (s *Server) zsetWrite(c *client, key []byte) (z *zsetObj, wrong bool) {
-	p := s.lookupWrite(c, key)
-	if p == nil {
-		return nil, false
-	}
-	if p.typ() != typZSet {
-		c.errWrongType()
-		return nil, true
-	}
-	return (*zsetObj)(p.ptr), false
+func (s *Server) zsetWrite(c *client, key []byte) (*zsetObj, bool) {
+	return lookupWriteTyped[zsetObj](s, c, key, typZSet)
 }
 
 const (
