@@ -2,7 +2,6 @@ package server
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -555,5 +554,3 @@ func clientHelpCommand(c *client, argv [][]byte) {
 		c.status(l)
 	}
 }
-
-var _ = strconv.Itoa

@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/aofserver/aofserver/aof"
-	"github.com/aofserver/aofserver/config"
 )
 
 func init() {
@@ -220,5 +219,3 @@ func configHelpCommand(c *client, argv [][]byte) {
 		"    Prints this help.",
 	})
 }
-
-var _ = config.ClassNormal

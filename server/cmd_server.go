@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/tidwall/redcon"
 )
 
 func init() {
@@ -445,8 +443,6 @@ func (s *Server) exitAfterShutdown() {
 		s.exitFn(0)
 	}()
 }
-
-var _ = redcon.AppendArray
 
 // MEMORY PURGE runs a garbage collection and returns freed pages to the OS
 // (the Go counterpart of jemalloc's purge).

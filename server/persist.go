@@ -728,8 +728,6 @@ func (s *Server) flushallSave() {
 	}
 }
 
-var _ = syscall.SIGUSR1
-
 // aofFS is the file system the AOF goes through (tests substitute one that
 // controls fsync).
 func (s *Server) aofFS() fsx.FS {
