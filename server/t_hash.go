@@ -515,27 +515,9 @@ func hincrbyfloatCommand(c *client, argv [][]byte) {
 func hrandfieldCommand(c *client, argv [][]byte) {
 	s := c.srv
 	if len(argv) >= 3 {
-		l, ok := parseInt(argv[2])
-		if !ok {
-			c.errNotInt()
-			return
+		if l, with, ok := parseRandCount(c, argv, "withvalues"); ok {
+			hrandfieldWithCount(c, argv[1], l, with)
 		}
-		if l == math.MinInt64 {
-			c.err(errLongRange)
-			return
-		}
-		withValues := false
-		if len(argv) > 4 || (len(argv) == 4 && !eqFold(argv[3], "withvalues")) {
-			c.errSyntax()
-			return
-		} else if len(argv) == 4 {
-			withValues = true
-			if l < -math.MaxInt64/2 || l > math.MaxInt64/2 {
-				c.err("ERR value is out of range")
-				return
-			}
-		}
-		hrandfieldWithCount(c, argv[1], l, withValues)
 		return
 	}
 	h, wrong := s.hashRead(c, argv[1])
@@ -617,32 +599,42 @@ func hrandfieldWithCount(c *client, key []byte, l int64, withValues bool) {
 }
 
 func hscanCommand(c *client, argv [][]byte) {
-	cursor, ok := parseScanCursor(c, argv[2])
-	if !ok {
-		return
-	}
-	h, wrong := c.srv.hashRead(c, argv[1])
-	if wrong {
-		return
-	}
-	if h == nil {
-		c.addReplyString("*2\r\n$1\r\n0\r\n*0\r\n")
-		return
-	}
-	opts, ok := parseCollScanOpts(c, argv[3:])
-	if !ok {
-		return
-	}
-	var items [][]byte
-	if h.dict == nil {
+	collScanCommand(c, argv, c.srv.hashRead, 2, func(h *hashObj, cursor uint64, count int64) ([][]byte, uint64) {
+		if h.dict != nil {
+			return collScanDict(h.dict, cursor, count*2, func(out [][]byte, k string, v *[]byte) [][]byte {
+				return append(out, []byte(k), *v)
+			})
+		}
+		var items [][]byte
 		for _, p := range h.lp {
 			items = append(items, p[0], p[1])
 		}
-		cursor = 0
-	} else {
-		items, cursor = collScanDict(h.dict, cursor, opts.count*2, func(out [][]byte, k string, v *[]byte) [][]byte {
-			return append(out, []byte(k), *v)
-		})
+		return items, 0
+	})
+}
+
+// parseRandCount parses the "count [WITH...]" tail of HRANDFIELD and
+// ZRANDMEMBER with Redis's checks; ok=false after replying an error.
+func parseRandCount(c *client, argv [][]byte, with string) (count int64, withPairs, ok bool) {
+	l, valid := parseInt(argv[2])
+	if !valid {
+		c.errNotInt()
+		return 0, false, false
 	}
-	replyScan(c, cursor, opts.filter(items, 2))
+	if l == math.MinInt64 {
+		c.err(errLongRange)
+		return 0, false, false
+	}
+	if len(argv) > 4 || (len(argv) == 4 && !eqFold(argv[3], with)) {
+		c.errSyntax()
+		return 0, false, false
+	}
+	if len(argv) == 4 {
+		if l < -math.MaxInt64/2 || l > math.MaxInt64/2 {
+			c.err("ERR value is out of range")
+			return 0, false, false
+		}
+		return l, true, true
+	}
+	return l, false, true
 }

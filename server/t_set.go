@@ -762,11 +762,30 @@ func sunionDiffGeneric(c *client, keys [][]byte, dst []byte, diff bool) {
 }
 
 func sscanCommand(c *client, argv [][]byte) {
+	collScanCommand(c, argv, c.srv.setRead, 1, func(o *setObj, cursor uint64, count int64) ([][]byte, uint64) {
+		if o.dict != nil {
+			return collScanDict(o.dict, cursor, count, func(out [][]byte, k string, _ *struct{}) [][]byte {
+				return append(out, []byte(k))
+			})
+		}
+		var items [][]byte
+		o.each(func(m []byte) bool {
+			items = append(items, cloneBytes(m))
+			return true
+		})
+		return items, 0
+	})
+}
+
+// collScanCommand is HSCAN/SSCAN/ZSCAN: the cursor, the key (an absent key
+// is an empty page), the options, then one page of elements from page
+// (per elements per item: 2 for field/value and member/score pairs).
+func collScanCommand[T any](c *client, argv [][]byte, read func(*client, []byte) (*T, bool), per int, page func(o *T, cursor uint64, count int64) ([][]byte, uint64)) {
 	cursor, ok := parseScanCursor(c, argv[2])
 	if !ok {
 		return
 	}
-	o, wrong := c.srv.setRead(c, argv[1])
+	o, wrong := read(c, argv[1])
 	if wrong {
 		return
 	}
@@ -778,19 +797,8 @@ func sscanCommand(c *client, argv [][]byte) {
 	if !ok {
 		return
 	}
-	var items [][]byte
-	if o.dict == nil {
-		o.each(func(m []byte) bool {
-			items = append(items, cloneBytes(m))
-			return true
-		})
-		cursor = 0
-	} else {
-		items, cursor = collScanDict(o.dict, cursor, opts.count, func(out [][]byte, k string, _ *struct{}) [][]byte {
-			return append(out, []byte(k))
-		})
-	}
-	replyScan(c, cursor, opts.filter(items, 1))
+	items, next := page(o, cursor, opts.count)
+	replyScan(c, next, opts.filter(items, per))
 }
 
 // collScanOpts are the options of HSCAN/SSCAN/ZSCAN.

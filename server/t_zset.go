@@ -1421,32 +1421,16 @@ func zremrangeGeneric(c *client, argv [][]byte, kind int) {
 }
 
 func zscanCommand(c *client, argv [][]byte) {
-	cursor, ok := parseScanCursor(c, argv[2])
-	if !ok {
-		return
-	}
-	z, wrong := c.srv.zsetRead(c, argv[1])
-	if wrong {
-		return
-	}
-	if z == nil {
-		c.addReplyString("*2\r\n$1\r\n0\r\n*0\r\n")
-		return
-	}
-	opts, ok := parseCollScanOpts(c, argv[3:])
-	if !ok {
-		return
-	}
-	var items [][]byte
-	if z.zsl == nil {
+	collScanCommand(c, argv, c.srv.zsetRead, 2, func(z *zsetObj, cursor uint64, count int64) ([][]byte, uint64) {
+		if z.zsl != nil {
+			return collScanDict(z.dict, cursor, count*2, func(out [][]byte, _ string, n **zslNode) [][]byte {
+				return append(out, (*n).member, formatDouble((*n).score))
+			})
+		}
+		var items [][]byte
 		for _, e := range z.lp {
 			items = append(items, e.member, formatDouble(e.score))
 		}
-		cursor = 0
-	} else {
-		items, cursor = collScanDict(z.dict, cursor, opts.count*2, func(out [][]byte, _ string, n **zslNode) [][]byte {
-			return append(out, (*n).member, formatDouble((*n).score))
-		})
-	}
-	replyScan(c, cursor, opts.filter(items, 2))
+		return items, 0
+	})
 }

@@ -328,27 +328,9 @@ func zsetFromSorted(s *Server, res []zEntry) *zsetObj {
 func zrandmemberCommand(c *client, argv [][]byte) {
 	s := c.srv
 	if len(argv) >= 3 {
-		l, ok := parseInt(argv[2])
-		if !ok {
-			c.errNotInt()
-			return
+		if l, with, ok := parseRandCount(c, argv, "withscores"); ok {
+			zrandmemberWithCount(c, argv[1], l, with)
 		}
-		if l == math.MinInt64 {
-			c.err(errLongRange)
-			return
-		}
-		withScores := false
-		if len(argv) > 4 || (len(argv) == 4 && !eqFold(argv[3], "withscores")) {
-			c.errSyntax()
-			return
-		} else if len(argv) == 4 {
-			withScores = true
-			if l < -math.MaxInt64/2 || l > math.MaxInt64/2 {
-				c.err("ERR value is out of range")
-				return
-			}
-		}
-		zrandmemberWithCount(c, argv[1], l, withScores)
 		return
 	}
 	z, wrong := s.zsetRead(c, argv[1])
