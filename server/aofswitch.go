@@ -81,8 +81,7 @@ func (s *Server) startRewriteOffline() error {
 	s.log.Info().Msgf("Background append only file rewriting started by pid %d", cp.pid)
 	rdbBase := s.cfg.AOFUseRDBPreamble
 	go s.runWalker(sn)
-	go func() {
-		<-cp.done
+	s.whenChildDone(cp, func() {
 		s.mu.Lock()
 		snErr := sn.err // written by the walker under mu
 		s.mu.Unlock()
@@ -113,6 +112,6 @@ func (s *Server) startRewriteOffline() error {
 			s.persist.lastRewriteOK = false
 			s.persist.rewriteFailures++
 		}
-	}()
+	})
 	return nil
 }

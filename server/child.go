@@ -152,6 +152,16 @@ func (s *Server) spawnChild(path string, q *snapQueue) (*childProc, error) {
 	return cp, nil
 }
 
+// whenChildDone runs fn once the child has exited; Shutdown waits for it.
+func (s *Server) whenChildDone(cp *childProc, fn func()) {
+	s.children.Add(1)
+	go func() {
+		defer s.children.Done()
+		<-cp.done
+		fn()
+	}()
+}
+
 func (cp *childProc) kill() {
 	cp.killed.Store(true)
 	if cp.cmd.Process != nil {

@@ -400,8 +400,7 @@ func (s *Server) bgsave() error {
 	s.log.Info().Msgf("Background saving started by pid %d", cp.pid)
 	dirtyAtStart := s.dirty
 	go s.runWalker(sn)
-	go func() {
-		<-cp.done
+	s.whenChildDone(cp, func() {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		s.persist.rdbChild = nil
@@ -430,7 +429,7 @@ func (s *Server) bgsave() error {
 		}
 		s.log.Warn().Msgf("Background saving error: %v", childErr(cp.err, sn.err))
 		s.persist.lastBgsaveOK = false
-	}()
+	})
 	return nil
 }
 
@@ -476,8 +475,7 @@ func (s *Server) startRewrite() error {
 	s.aof.SetChildActive(true)
 	s.log.Info().Msgf("Background append only file rewriting started by pid %d", cp.pid)
 	go s.runWalker(sn)
-	go func() {
-		<-cp.done
+	s.whenChildDone(cp, func() {
 		s.mu.Lock()
 		snErr := sn.err // written by the walker under mu
 		s.mu.Unlock()
@@ -509,7 +507,7 @@ func (s *Server) startRewrite() error {
 			s.persist.lastRewriteOK = false
 			s.persist.rewriteFailures++
 		}
-	}()
+	})
 	return nil
 }
 

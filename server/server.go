@@ -81,6 +81,9 @@ type Server struct {
 	closing  chan struct{}
 	doneOnce sync.Once
 	wg       sync.WaitGroup
+	// children counts child-process completion handlers still to run:
+	// Shutdown waits for them so no temp file outlives the server.
+	children sync.WaitGroup
 	exitFn   func(code int)
 	testFS   fsx.FS // AOF file system override for tests
 	// collectProp keeps propagated ops in pendingOps even with the AOF off
@@ -237,8 +240,19 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		}
 		s.mu.Unlock()
 		err = s.persistOnShutdown(ctx)
+		waitGroup(ctx, &s.children)
 	})
 	return err
+}
+
+// waitGroup waits for wg or until ctx ends.
+func waitGroup(ctx context.Context, wg *sync.WaitGroup) {
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
 }
 
 // Closing is closed when the server starts shutting down.
