@@ -9,6 +9,7 @@ const (
 	KindSet
 	KindZSet
 	KindHash
+	KindStream
 )
 
 func (k Kind) String() string {
@@ -23,6 +24,8 @@ func (k Kind) String() string {
 		return "zset"
 	case KindHash:
 		return "hash"
+	case KindStream:
+		return "stream"
 	}
 	return "unknown"
 }
@@ -38,6 +41,7 @@ const (
 	EncHashtable                 // hash -> HASH(4), set -> SET(2)
 	EncSkiplist                  // zset -> ZSET_2(5)
 	EncQuicklist                 // list -> LIST_QUICKLIST_2(18) (lists are always this)
+	EncStream                    // stream -> STREAM_LISTPACKS_2(19)
 )
 
 func (e Encoding) String() string {
@@ -54,6 +58,8 @@ func (e Encoding) String() string {
 		return "skiplist"
 	case EncQuicklist:
 		return "quicklist"
+	case EncStream:
+		return "stream"
 	}
 	return "unknown"
 }
@@ -73,6 +79,55 @@ type Value struct {
 	Set      [][]byte    // KindSet
 	ZSet     []ZMember   // KindZSet; any order for the encoder
 	Hash     [][2][]byte // KindHash field/value pairs in order
+	Stream   *Stream     // KindStream
+}
+
+// StreamID is a stream entry ID (<ms>-<seq>).
+type StreamID struct{ Ms, Seq uint64 }
+
+// Stream is a stream in its logical form: what XINFO STREAM FULL shows.
+// The encoder lays entries out in listpack nodes as Redis 7.0 does for a
+// stream built by XADD (stream-node-max-entries 100, -max-bytes 4096);
+// the decoder drops entries flagged deleted inside nodes.
+type Stream struct {
+	Entries      []StreamEntry // ascending IDs, live entries only
+	LastID       StreamID      // last-generated ID
+	FirstID      StreamID      // first live entry ID, zero when empty (RDB type 19+)
+	MaxDeletedID StreamID      // greatest ID ever deleted (RDB type 19+)
+	EntriesAdded uint64        // entries ever added (RDB type 19+)
+	Groups       []StreamGroup // in name order, as Redis's rax keeps them
+}
+
+// StreamEntry is one entry: field/value pairs in insertion order.
+type StreamEntry struct {
+	ID     StreamID
+	Fields [][2][]byte
+}
+
+// StreamGroup is a consumer group. EntriesRead is -1 when unknown
+// (SCG_INVALID_ENTRIES_READ), as Redis 7.0.
+type StreamGroup struct {
+	Name        []byte
+	LastID      StreamID
+	EntriesRead int64
+	PEL         []StreamPending  // ascending IDs: the group's pending entries list
+	Consumers   []StreamConsumer // in name order
+}
+
+// StreamPending is one pending entry of a group.
+type StreamPending struct {
+	ID            StreamID
+	DeliveryTime  int64 // unix ms of the last delivery
+	DeliveryCount uint64
+	Consumer      []byte // owner; must name one of the group's consumers
+}
+
+// StreamConsumer is one consumer of a group. ActiveTime is only stored
+// by RDB type 21 (Redis 7.2); the decoder sets it to SeenTime otherwise.
+type StreamConsumer struct {
+	Name       []byte
+	SeenTime   int64 // unix ms
+	ActiveTime int64 // unix ms, -1 when never active
 }
 
 // Len is the number of elements (1 for a string).
@@ -88,6 +143,11 @@ func (v *Value) Len() int {
 		return len(v.ZSet)
 	case KindHash:
 		return len(v.Hash)
+	case KindStream:
+		if v.Stream == nil {
+			return 0
+		}
+		return len(v.Stream.Entries)
 	}
 	return 0
 }
