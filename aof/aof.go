@@ -37,6 +37,9 @@ type Options struct {
 	// GroupCommitMaxBatch caps the commands covered by one write+fdatasync
 	// under Always (0: unlimited).
 	GroupCommitMaxBatch int
+	// PreallocSize: under Always the incr file is extended ahead of the data
+	// by this many bytes of '#' padding (see prealloc.go; 0 = off).
+	PreallocSize int64
 
 	Logger  zerolog.Logger
 	Now     func() time.Time
@@ -73,9 +76,15 @@ type AOF struct {
 	// stepMu is held by whoever performs a write step: the writer goroutine,
 	// or a Wait caller that found it idle and writes itself (leader), which
 	// saves two goroutine hand-offs per reply. ws is the step state.
-	stepMu     sync.Mutex
-	ws         writerState
-	stepClosed bool // guarded by stepMu: Close has taken the file away
+	stepMu sync.Mutex
+	ws     writerState
+	pad    []byte // padding chunk (prealloc.go), owned like ws
+	gs     gatherState
+
+	waiters      atomic.Int64 // Wait callers not yet acknowledged (gather.go)
+	gatherTarget atomic.Int64 // a gathering leader's target, 0 if none
+	gathered     chan struct{}
+	stepClosed   bool // guarded by stepMu: Close has taken the file away
 
 	// mu guards the writer/syncer shared state below.
 	mu           sync.Mutex
@@ -109,6 +118,9 @@ type AOF struct {
 	writtenCmds  atomic.Int64
 
 	loaded          bool // Load succeeded (sizes are known)
+	tailName        string
+	tailEnd         int64 // data end of tailName, the last file Load read
+	tailInteriorPad bool
 	everysecEvery   time.Duration
 	writeRetryEvery time.Duration
 	stopWriter      chan struct{}
@@ -126,10 +138,15 @@ type mark struct {
 
 // segment is an open incr file.
 type segment struct {
-	f      fsx.File
-	name   string
-	syncMu sync.Mutex // serialises Sync and Close between writer, syncer and the closer
-	closed bool       // guarded by syncMu
+	f    fsx.File
+	name string
+	// off is the end of the data, alloc the file's size (padding beyond
+	// off, see prealloc.go). Owned by whoever holds stepMu, then by the
+	// closer.
+	off, alloc int64
+	noPrealloc bool       // extending failed once (full disk): append plainly
+	syncMu     sync.Mutex // serialises Sync and Close between writer, syncer and the closer
+	closed     bool       // guarded by syncMu
 }
 
 // Open reads the manifest of opt.Dir/opt.DirName (a missing directory or
@@ -164,6 +181,7 @@ func Open(opt Options) (*AOF, error) {
 		selectedDB:      -1,
 		tsEnabled:       opt.TimestampEnabled,
 		kick:            make(chan struct{}, 1),
+		gathered:        make(chan struct{}, 1),
 		knobs:           opt,
 		everysecEvery:   time.Second,
 		writeRetryEvery: time.Second,
@@ -331,6 +349,7 @@ func (a *AOF) SetOptions(f func(*Options)) {
 	a.knobs.NoFsyncOnRewrite = o.NoFsyncOnRewrite
 	a.knobs.GroupCommitDelay = o.GroupCommitDelay
 	a.knobs.GroupCommitMaxBatch = o.GroupCommitMaxBatch
+	a.knobs.PreallocSize = o.PreallocSize
 	started, closed := a.started, a.closed
 	a.mu.Unlock()
 	a.policy.Store(uint32(o.Policy))

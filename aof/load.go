@@ -38,8 +38,14 @@ type LoadStats struct {
 	Commands  int64 // RESP commands read (MULTI and EXEC included)
 	Bytes     int64 // bytes read
 	Truncated bool  // the last file had a torn tail and was truncated
-	BaseSize  int64 // size of the base file
-	TotalSize int64 // sum of base and incr sizes before loading
+	// TailEnd is where the data of the last file ends: its size unless
+	// preallocation padding follows (prealloc.go). TailInteriorPad: padding
+	// lines are followed by more data in it (someone appended after the
+	// padding), so it must not be preallocated again.
+	TailEnd         int64
+	TailInteriorPad bool
+	BaseSize        int64 // size of the base file
+	TotalSize       int64 // sum of base and incr sizes before loading
 }
 
 // maxLine is fgets's limit in Redis's loader (AOF_ANNOTATION_LINE_MAX_LEN
@@ -92,7 +98,7 @@ func (a *AOF) Load(l Loader, progress func(loaded, total int64)) (LoadStats, err
 	for i, f := range files {
 		last := i == len(files)-1
 		t0 := time.Now()
-		ld := fileLoader{a: a, l: l, name: f.name, size: f.size, loadTruncated: lt, progress: progress, base: st.Bytes, total: st.TotalSize}
+		ld := fileLoader{a: a, l: l, name: f.name, size: f.size, last: last, loadTruncated: lt, progress: progress, base: st.Bytes, total: st.TotalSize}
 		truncated, err := ld.run()
 		st.Files++
 		st.Commands += ld.cmds
@@ -106,6 +112,10 @@ func (a *AOF) Load(l Loader, progress func(loaded, total int64)) (LoadStats, err
 			return st, &LoadError{File: f.name, Offset: ld.validUpTo, Msg: msg, Err: corruptf("torn tail in %s, which is not the last file", f.name)}
 		}
 		st.Truncated = st.Truncated || truncated
+		if last {
+			st.TailEnd, st.TailInteriorPad = ld.dataEnd, ld.interiorPad
+			a.tailName, a.tailEnd, a.tailInteriorPad = f.name, ld.dataEnd, ld.interiorPad
+		}
 		if f.size > 0 {
 			kind := "incr"
 			if i == 0 && m.Base != nil {
@@ -133,6 +143,7 @@ type fileLoader struct {
 	l             Loader
 	name          string
 	size          int64
+	last          bool
 	loadTruncated bool
 	progress      func(loaded, total int64)
 	base, total   int64 // bytes of earlier files, all files
@@ -149,6 +160,12 @@ type fileLoader struct {
 
 	inMulti          bool
 	validBeforeMulti int64
+
+	// Preallocation padding (prealloc.go).
+	padded      bool  // the file ends in padding
+	dataEnd     int64 // end of the last command or non-padding annotation
+	inPad       bool  // the last line read was padding
+	interiorPad bool  // data follows padding
 }
 
 type countingReader struct {
@@ -187,6 +204,12 @@ func (ld *fileLoader) run() (truncated bool, err error) {
 	if sz, err := f.Size(); err == nil {
 		ld.size = sz // bounds bulk lengths below
 	}
+	if ld.size > 0 {
+		tail := make([]byte, min(ld.size, padLineLen))
+		if n, _ := f.ReadAt(tail, ld.size-int64(len(tail))); n == len(tail) {
+			ld.padded = isPadding(tail)
+		}
+	}
 	defer func() { ld.read = ld.pos() }()
 	ld.cr.r = f
 	ld.br = bufio.NewReaderSize(&ld.cr, 64<<10)
@@ -215,6 +238,7 @@ func (ld *fileLoader) run() (truncated bool, err error) {
 		// Redis leaves valid_up_to at 0 here, so a torn first tail command
 		// would truncate the whole RDB away; we keep the RDB.
 		ld.validUpTo = ld.pos()
+		ld.dataEnd = ld.validUpTo
 		if oldStyle {
 			a.log.Info().Msg("Reading the remaining AOF tail...")
 		}
@@ -241,21 +265,36 @@ func (ld *fileLoader) run() (truncated bool, err error) {
 			return false, ld.readErr(err)
 		}
 		if line[0] == '#' {
+			if isPadLine(line) {
+				ld.inPad = true
+			} else {
+				ld.dataEnd = ld.pos()
+			}
 			continue
 		}
+		if ld.inPad {
+			if ld.last && ld.padded {
+				// Data between padding lines in a file that ends in padding:
+				// part of a batch that was written but never fdatasync'ed
+				// reached the disk without the part before it. Never
+				// acknowledged; replaying it would skip what preceded it.
+				return ld.torn()
+			}
+			ld.inPad, ld.interiorPad = false, true
+		}
 		if line[0] != '*' {
-			return false, ld.fmtErr(lineOff, "expected '*', got %q", clip(line))
+			return ld.badFormat(lineOff, "expected '*', got %q", clip(line))
 		}
 		if len(line) == 1 || line[1] == 0 {
 			// A bare "*" at EOF: Redis's read error, which at EOF is a short read.
 			if ld.atEOF() {
 				return ld.torn()
 			}
-			return false, ld.fmtErr(lineOff, "empty multibulk count")
+			return ld.badFormat(lineOff, "empty multibulk count")
 		}
 		argc := atoi(line[1:])
 		if argc < 1 {
-			return false, ld.fmtErr(lineOff, "bad multibulk count %q", clip(line))
+			return ld.badFormat(lineOff, "bad multibulk count %q", clip(line))
 		}
 		ld.args = ld.args[:0]
 		ld.argv = ld.argv[:0]
@@ -270,12 +309,12 @@ func (ld *fileLoader) run() (truncated bool, err error) {
 				return false, ld.readErr(err)
 			}
 			if line[0] != '$' {
-				return false, ld.fmtErr(argOff, "expected '$', got %q", clip(line))
+				return ld.badFormat(argOff, "expected '$', got %q", clip(line))
 			}
 			n := atoi(line[1:])
 			if n < 0 {
 				// Redis would try to allocate ~2^64 bytes; refuse instead.
-				return false, ld.fmtErr(argOff, "negative bulk length %d", n)
+				return ld.badFormat(argOff, "negative bulk length %d", n)
 			}
 			// Bound the allocation by what the file can still hold: a longer
 			// bulk can only end in EOF, which is a short read.
@@ -338,6 +377,9 @@ func (ld *fileLoader) run() (truncated bool, err error) {
 			}
 		}
 		ld.validUpTo = ld.pos()
+		if !ld.inMulti {
+			ld.dataEnd = ld.validUpTo
+		}
 	}
 	if ld.inMulti {
 		ld.a.log.Warn().Msgf("Revert incomplete MULTI/EXEC transaction in AOF file %s", ld.name)
@@ -371,6 +413,16 @@ func (ld *fileLoader) fmtErr(off int64, format string, args ...any) error {
 	return &LoadError{File: ld.name, Offset: off, Msg: msg, Err: corruptf(format, args...)}
 }
 
+// badFormat is a format error, except in a last file that ends in
+// preallocation padding: there a damaged command after the last valid one is
+// a batch that was written but never fdatasync'ed, cut like a torn tail.
+func (ld *fileLoader) badFormat(off int64, format string, args ...any) (bool, error) {
+	if ld.last && ld.padded && off >= ld.validUpTo {
+		return ld.torn()
+	}
+	return false, ld.fmtErr(off, format, args...)
+}
+
 func (ld *fileLoader) readErr(err error) error {
 	msg := fmt.Sprintf("Unrecoverable error reading the append only file %s: %s", ld.name, Strerror(err))
 	ld.a.log.Warn().Msg(msg)
@@ -393,6 +445,7 @@ func (ld *fileLoader) torn() (bool, error) {
 func (ld *fileLoader) uxeof(validUpTo int64) (bool, error) {
 	a := ld.a
 	ld.validUpTo = validUpTo
+	ld.dataEnd = validUpTo
 	if ld.loadTruncated {
 		a.log.Warn().Msgf("!!! Warning: short read while loading the AOF file %s!!!", ld.name)
 		a.log.Warn().Msgf("!!! Truncating the AOF %s at offset %d !!!", ld.name, validUpTo)

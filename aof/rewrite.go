@@ -112,6 +112,7 @@ func (a *AOF) rotate(r *Rewrite) {
 		defer a.bg.Done()
 		defer a.pendingBio.Add(-1)
 		old.syncMu.Lock()
+		a.trimPadding(old)
 		err := old.f.Sync()
 		cerr := old.f.Close()
 		old.closed = true

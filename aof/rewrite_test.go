@@ -180,8 +180,9 @@ func TestRewriteAbortLeavesValidState(t *testing.T) {
 // rewriteWorkload runs commands, a full rewrite and more commands under
 // Always, tolerating injected failures. It returns the keys whose Wait
 // succeeded (acknowledged), guarded by mu.
-func rewriteWorkload(c *fsx.CrashFS, mu *sync.Mutex, acked *[]string) {
+func rewriteWorkload(c *fsx.CrashFS, mu *sync.Mutex, acked *[]string, prealloc int64) {
 	opt, _ := testOpts(c, "/data", Always)
+	opt.PreallocSize = prealloc
 	opt.OnFatal = func(error) {}
 	a, err := Open(opt)
 	if err != nil {
@@ -227,9 +228,10 @@ func rewriteWorkload(c *fsx.CrashFS, mu *sync.Mutex, acked *[]string) {
 
 // checkRecovered opens and loads fsys and checks every acknowledged command
 // is there; then the AOF must start again.
-func checkRecovered(t *testing.T, what string, fsys *fsx.CrashFS, acked []string) {
+func checkRecovered(t *testing.T, what string, fsys *fsx.CrashFS, acked []string, prealloc int64) {
 	t.Helper()
 	opt, _ := testOpts(fsys, "/data", Always)
+	opt.PreallocSize = prealloc
 	a, err := Open(opt)
 	if err != nil {
 		t.Fatalf("%s: Open: %v", what, err)
@@ -251,16 +253,24 @@ func checkRecovered(t *testing.T, what string, fsys *fsx.CrashFS, acked []string
 	}
 }
 
+// The workload runs plainly and with a preallocation small enough that
+// nearly every batch extends the file.
 func TestCrashAndFaultsDuringRewrite(t *testing.T) {
+	for _, prealloc := range []int64{0, 128} {
+		t.Run(fmt.Sprintf("prealloc=%d", prealloc), func(t *testing.T) { crashAndFaultsDuringRewrite(t, prealloc) })
+	}
+}
+
+func crashAndFaultsDuringRewrite(t *testing.T, prealloc int64) {
 	// Baseline: how many ops a clean run takes.
 	base := newCrashDir(t)
 	var mu sync.Mutex
 	var acked []string
-	rewriteWorkload(base, &mu, &acked)
+	rewriteWorkload(base, &mu, &acked, prealloc)
 	if len(acked) != 9 {
 		t.Fatalf("clean run acknowledged %d of 9", len(acked))
 	}
-	checkRecovered(t, "clean", base.Crash(), acked)
+	checkRecovered(t, "clean", base.Crash(), acked, prealloc)
 	total := base.Ops()
 
 	for i := 0; i <= total+5; i++ {
@@ -276,13 +286,13 @@ func TestCrashAndFaultsDuringRewrite(t *testing.T) {
 				}
 				return err
 			})
-			rewriteWorkload(c, &mu, &acked)
+			rewriteWorkload(c, &mu, &acked, prealloc)
 			c.SetInjector(nil)
 			mu.Lock()
 			ack := slices.Clone(acked)
 			mu.Unlock()
-			checkRecovered(t, fmt.Sprintf("fail op %d, crash after", i), c.Crash(), ack)
-			checkRecovered(t, fmt.Sprintf("fail op %d, no crash", i), c, ack)
+			checkRecovered(t, fmt.Sprintf("fail op %d, crash after", i), c.Crash(), ack, prealloc)
+			checkRecovered(t, fmt.Sprintf("fail op %d, no crash", i), c, ack, prealloc)
 		}
 		// Power cut just before op i.
 		{
@@ -300,13 +310,13 @@ func TestCrashAndFaultsDuringRewrite(t *testing.T) {
 				}
 				return nil
 			})
-			rewriteWorkload(c, &mu, &acked)
+			rewriteWorkload(c, &mu, &acked, prealloc)
 			c.SetInjector(nil)
 			if snap == nil {
 				snap = c.Crash()
 				ackedAtCrash = acked
 			}
-			checkRecovered(t, fmt.Sprintf("crash before op %d", i), snap, ackedAtCrash)
+			checkRecovered(t, fmt.Sprintf("crash before op %d", i), snap, ackedAtCrash, prealloc)
 		}
 	}
 }

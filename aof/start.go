@@ -56,7 +56,7 @@ func (a *AOF) Start(writeBase func(w io.Writer) error) error {
 		dirty = true
 	}
 	last := m.Incrs[len(m.Incrs)-1].Name
-	f, err := a.fsys.OpenAppend(a.path(last))
+	f, err := a.fsys.OpenWrite(a.path(last))
 	if err != nil {
 		msg := fmt.Sprintf("Can't open the append-only file %s: %s", last, Strerror(err))
 		a.log.Warn().Msg(msg)
@@ -75,7 +75,16 @@ func (a *AOF) Start(writeBase func(w io.Writer) error) error {
 		f.Close()
 		return fmt.Errorf("aof: size of %s: %w", last, err)
 	}
-	a.lastIncrSize.Store(size)
+	seg := &segment{f: f, name: last, off: size, alloc: size}
+	if last == a.tailName && a.tailEnd < size {
+		// Preallocation padding follows the data (prealloc.go).
+		seg.off = a.tailEnd
+		if knobs.Policy != Always || knobs.PreallocSize == 0 {
+			a.trimPadding(seg)
+		}
+	}
+	seg.noPrealloc = last == a.tailName && a.tailInteriorPad
+	a.lastIncrSize.Store(seg.off)
 	if creating {
 		a.log.Info().Msgf("Creating AOF incr file %s on server start", last)
 	} else {
@@ -84,9 +93,11 @@ func (a *AOF) Start(writeBase func(w io.Writer) error) error {
 	a.mu.Lock()
 	if !a.loaded {
 		// Fresh start: like Redis, the startup base is not counted.
-		a.currentSize.Store(size)
+		a.currentSize.Store(seg.off)
+	} else {
+		a.currentSize.Add(seg.off - size)
 	}
-	a.cur = &segment{f: f, name: last}
+	a.cur = seg
 	a.started = true
 	a.stopWriter = make(chan struct{})
 	a.stopSyncer = make(chan struct{})
@@ -182,6 +193,7 @@ func (a *AOF) Close() error {
 		}
 		seg := a.cur
 		seg.syncMu.Lock()
+		a.trimPadding(seg)
 		if a.term.Load() == nil {
 			a.log.Info().Msg("Calling fsync() on the AOF file.")
 			if serr := seg.f.Sync(); serr != nil && err == nil {

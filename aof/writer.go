@@ -64,9 +64,14 @@ func (a *AOF) writerLoop() {
 func (a *AOF) step(w *writerState) bool {
 	knobs := a.knobsSnapshot()
 	policy := Policy(a.policy.Load())
-	if policy == Always && knobs.GroupCommitDelay > 0 && len(w.pending) == 0 {
+	if policy == Always && len(w.pending) == 0 && a.bufLen.Load() > 0 && !a.skipFsync() {
 		// Let more committers join this fsync.
-		time.Sleep(knobs.GroupCommitDelay)
+		if knobs.GroupCommitDelay > 0 {
+			time.Sleep(knobs.GroupCommitDelay)
+		} else {
+			a.gather(&a.gs)
+		}
+		a.gs.covered(a.waiters.Load())
 	}
 
 	a.bufMu.Lock()
@@ -116,6 +121,9 @@ func (a *AOF) step(w *writerState) bool {
 
 	progress := false
 	if len(w.pending) > 0 {
+		if policy == Always && knobs.PreallocSize > 0 {
+			a.extend(a.cur, int64(len(w.pending))+1+knobs.PreallocSize/4, knobs.PreallocSize)
+		}
 		if err := a.writePending(w, policy); err != nil {
 			if rot != nil {
 				// Never write post-switch bytes behind pre-switch bytes that
@@ -148,7 +156,7 @@ func (a *AOF) step(w *writerState) bool {
 func (a *AOF) writePending(w *writerState, policy Policy) error {
 	seg := a.cur
 	syncS := a.syncStart.Load()
-	nw, err := seg.f.Write(w.pending)
+	nw, err := a.writeData(seg, w.pending)
 	if syncS != 0 && a.syncStart.Load() == syncS && time.Duration(time.Now().UnixNano()-syncS) >= delayedFsyncAfter {
 		// The write ran while an everysec fsync had been busy for 2 s or more:
 		// what Redis counts as a delayed fsync.
@@ -194,7 +202,10 @@ func (a *AOF) writeFailed(w *writerState, seg *segment, nw int, err error, polic
 			a.log.Warn().Msgf("Short write while writing to the AOF file: (nwritten=%d, expected=%d)", nw, len(w.pending))
 		}
 		// Remove the partial record so the file stays loadable.
-		if terr := seg.f.Truncate(a.lastIncrSize.Load()); terr != nil {
+		start := seg.off - int64(nw)
+		if terr := seg.f.Truncate(start); terr == nil {
+			seg.off, seg.alloc = start, start
+		} else {
 			a.log.Warn().Msgf("Could not remove short write from the append-only file.  Redis may refuse to load the AOF the next time it starts.  ftruncate: %s", Strerror(terr))
 			// The partial bytes stay in the file: drop them from the buffer.
 			a.wrote(w, nw, 0)
@@ -226,6 +237,7 @@ func (a *AOF) syncAlways() error {
 	err := seg.f.Sync()
 	d := time.Since(t0)
 	seg.syncMu.Unlock()
+	a.gs.lastSync = d
 	if err != nil {
 		a.log.Warn().Msgf("Can't persist AOF for fsync error when the AOF fsync policy is 'always': %s. Exiting...", Strerror(err))
 		a.setFatal(err)
@@ -289,6 +301,11 @@ func (a *AOF) setFatal(err error) {
 // waiting while the writer retries every second; Wait fails only once the AOF
 // is closed (ErrClosed) or a write/fsync failed under Always (ErrFatal).
 func (a *AOF) Wait(off int64) error {
+	if a.ackOff.Load() >= off {
+		return nil
+	}
+	a.waitStart()
+	defer a.waiters.Add(-1)
 	for {
 		if a.ackOff.Load() >= off {
 			return nil

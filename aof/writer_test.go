@@ -390,20 +390,20 @@ type shortFile struct {
 	fs *shortFS
 }
 
-func (s *shortFS) OpenAppend(p string) (fsx.File, error) {
-	f, err := s.FS.OpenAppend(p)
+func (s *shortFS) OpenWrite(p string) (fsx.File, error) {
+	f, err := s.FS.OpenWrite(p)
 	if err != nil {
 		return nil, err
 	}
 	return &shortFile{File: f, fs: s}, nil
 }
 
-func (f *shortFile) Write(p []byte) (int, error) {
+func (f *shortFile) WriteAt(p []byte, off int64) (int, error) {
 	if f.fs.short.CompareAndSwap(true, false) && len(p) > 1 {
-		n, _ := f.File.Write(p[:len(p)/2])
+		n, _ := f.File.WriteAt(p[:len(p)/2], off)
 		return n, syscall.ENOSPC
 	}
-	return f.File.Write(p)
+	return f.File.WriteAt(p, off)
 }
 
 func TestShortWriteIsTruncatedAway(t *testing.T) {

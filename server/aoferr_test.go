@@ -30,6 +30,21 @@ func (f *failFile) Write(p []byte) (int, error) {
 	return f.File.Write(p)
 }
 
+func (f *failFile) WriteAt(p []byte, off int64) (int, error) {
+	if f.f.full.Load() {
+		return 0, syscall.ENOSPC
+	}
+	return f.File.WriteAt(p, off)
+}
+
+func (f *failFS) OpenWrite(p string) (fsx.File, error) {
+	fl, err := f.FS.OpenWrite(p)
+	if err != nil {
+		return nil, err
+	}
+	return &failFile{File: fl, f: f}, nil
+}
+
 func (f *failFS) Create(p string) (fsx.File, error) {
 	fl, err := f.FS.Create(p)
 	if err != nil {

@@ -76,6 +76,14 @@ func (g *gateFS) OpenAppend(p string) (fsx.File, error) {
 	return &gateFile{File: f, g: g}, nil
 }
 
+func (g *gateFS) OpenWrite(p string) (fsx.File, error) {
+	f, err := g.FS.OpenWrite(p)
+	if err != nil {
+		return nil, err
+	}
+	return &gateFile{File: f, g: g}, nil
+}
+
 func startGatedServer(t *testing.T, g *gateFS, args ...string) *Server {
 	t.Helper()
 	all := append([]string{"--port", "0", "--bind", "127.0.0.1", "--dir", t.TempDir(), "--save", "", "--appendonly", "yes"}, args...)

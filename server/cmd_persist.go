@@ -146,7 +146,8 @@ func (s *Server) applyConfig(changed []string) error {
 				s.stopAppendOnly()
 			}
 		case "appendfsync", "aof-timestamp-enabled", "aof-disable-auto-gc", "no-appendfsync-on-rewrite",
-			"aof-group-commit-delay-usec", "aof-group-commit-max-batch", "aof-use-rdb-preamble", "aof-load-truncated":
+			"aof-group-commit-delay-usec", "aof-group-commit-max-batch", "aof-use-rdb-preamble", "aof-load-truncated",
+			"aof-prealloc-size":
 			if s.aof != nil {
 				o := s.aofOptions()
 				s.aof.SetOptions(func(opt *aof.Options) {
@@ -156,6 +157,7 @@ func (s *Server) applyConfig(changed []string) error {
 					opt.NoFsyncOnRewrite = o.NoFsyncOnRewrite
 					opt.GroupCommitDelay = o.GroupCommitDelay
 					opt.GroupCommitMaxBatch = o.GroupCommitMaxBatch
+					opt.PreallocSize = o.PreallocSize
 					opt.UseRDBPreamble = o.UseRDBPreamble
 					opt.LoadTruncated = o.LoadTruncated
 				})

@@ -97,6 +97,7 @@ func (s *Server) aofOptions() aof.Options {
 		NoFsyncOnRewrite:    s.cfg.NoAppendfsyncOnRewrite,
 		GroupCommitDelay:    time.Duration(s.cfg.AOFGroupCommitDelayUsec) * time.Microsecond,
 		GroupCommitMaxBatch: s.cfg.AOFGroupCommitMaxBatch,
+		PreallocSize:        s.cfg.AOFPreallocSize,
 		Logger:              s.log,
 		Now:                 time.Now,
 		OnFatal: func(err error) {

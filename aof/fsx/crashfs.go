@@ -143,7 +143,7 @@ func (c *CrashFS) lookup(op, path string) (*inode, error) {
 	return ino, nil
 }
 
-// openWrite implements Create (trunc) and OpenAppend.
+// openWrite implements Create (trunc), OpenAppend and OpenWrite (positional).
 func (c *CrashFS) openWrite(op Op, path string, trunc bool) (File, error) {
 	path = filepath.Clean(path)
 	if err := c.inject(op, path); err != nil {
@@ -166,7 +166,7 @@ func (c *CrashFS) openWrite(op Op, path string, trunc bool) (File, error) {
 	} else if trunc {
 		ino.data = ino.data[:0:0] // the synced copy is separate; keep it intact
 	}
-	return &crashFile{c: c, ino: ino, name: path, appendMode: !trunc}, nil
+	return &crashFile{c: c, ino: ino, name: path, appendMode: !trunc && op == OpOpenAppend}, nil
 }
 
 // Create implements FS.
@@ -175,6 +175,11 @@ func (c *CrashFS) Create(path string) (File, error) { return c.openWrite(OpCreat
 // OpenAppend implements FS.
 func (c *CrashFS) OpenAppend(path string) (File, error) {
 	return c.openWrite(OpOpenAppend, path, false)
+}
+
+// OpenWrite implements FS.
+func (c *CrashFS) OpenWrite(path string) (File, error) {
+	return c.openWrite(OpOpenWrite, path, false)
 }
 
 // Open implements FS.
@@ -419,13 +424,35 @@ func (f *crashFile) Write(p []byte) (int, error) {
 		ino.data = append(ino.data, p...)
 		return len(p), nil
 	}
-	end := f.pos + int64(len(p))
+	f.pos = ino.writeAt(p, f.pos)
+	return len(p), nil
+}
+
+// WriteAt implements File.
+func (f *crashFile) WriteAt(p []byte, off int64) (int, error) {
+	if err := f.c.inject(OpWrite, f.name); err != nil {
+		return 0, err
+	}
+	f.c.mu.Lock()
+	defer f.c.mu.Unlock()
+	if f.closed {
+		return 0, &fs.PathError{Op: "pwrite", Path: f.name, Err: fs.ErrClosed}
+	}
+	if f.appendMode || off < 0 {
+		return 0, &fs.PathError{Op: "pwrite", Path: f.name, Err: syscall.EINVAL}
+	}
+	f.ino.writeAt(p, off)
+	return len(p), nil
+}
+
+// writeAt stores p at off, zero-filling a gap, and returns the end offset.
+func (ino *inode) writeAt(p []byte, off int64) int64 {
+	end := off + int64(len(p))
 	if end > int64(len(ino.data)) {
 		ino.data = append(ino.data, make([]byte, end-int64(len(ino.data)))...)
 	}
-	copy(ino.data[f.pos:], p)
-	f.pos = end
-	return len(p), nil
+	copy(ino.data[off:], p)
+	return end
 }
 
 func (f *crashFile) Sync() error {

@@ -8,6 +8,9 @@ import (
 // File is an open file for writing (AOF incr, temp files).
 type File interface {
 	Write(p []byte) (int, error)
+	// WriteAt writes p at off (pwrite(2)); the write offset does not move.
+	// Not for files opened with OpenAppend (Linux would append anyway).
+	WriteAt(p []byte, off int64) (int, error)
 	// Sync is a durability point: fdatasync(2) on Linux, fsync(2) elsewhere.
 	Sync() error
 	// Truncate changes the size of the file (ftruncate). The write offset is
@@ -32,6 +35,8 @@ type FS interface {
 	Create(path string) (File, error)
 	// OpenAppend opens path O_WRONLY|O_CREAT|O_APPEND, mode 0644.
 	OpenAppend(path string) (File, error)
+	// OpenWrite opens path O_WRONLY|O_CREAT, mode 0644, for WriteAt.
+	OpenWrite(path string) (File, error)
 	// Open opens path read-only. A missing file gives an error satisfying
 	// errors.Is(err, fs.ErrNotExist).
 	Open(path string) (ReadFile, error)
@@ -53,6 +58,7 @@ type Op uint8
 const (
 	OpCreate Op = iota
 	OpOpenAppend
+	OpOpenWrite
 	OpOpen
 	OpWrite
 	OpSync
@@ -70,6 +76,7 @@ const (
 var opNames = [...]string{
 	OpCreate:     "create",
 	OpOpenAppend: "open-append",
+	OpOpenWrite:  "open-write",
 	OpOpen:       "open",
 	OpWrite:      "write",
 	OpSync:       "sync",

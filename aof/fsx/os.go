@@ -17,10 +17,13 @@ type osFS struct{}
 type osFile struct{ f *os.File }
 
 func (o osFile) Write(p []byte) (int, error) { return o.f.Write(p) }
-func (o osFile) Truncate(size int64) error   { return o.f.Truncate(size) }
-func (o osFile) Close() error                { return o.f.Close() }
-func (o osFile) Name() string                { return o.f.Name() }
-func (o osFile) Size() (int64, error)        { return fileSize(o.f) }
+func (o osFile) WriteAt(p []byte, off int64) (int, error) {
+	return o.f.WriteAt(p, off)
+}
+func (o osFile) Truncate(size int64) error { return o.f.Truncate(size) }
+func (o osFile) Close() error              { return o.f.Close() }
+func (o osFile) Name() string              { return o.f.Name() }
+func (o osFile) Size() (int64, error)      { return fileSize(o.f) }
 
 func (o osFile) Sync() error {
 	rc, err := o.f.SyscallConn()
@@ -59,6 +62,14 @@ func (osFS) Create(path string) (File, error) {
 
 func (osFS) OpenAppend(path string) (File, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	return osFile{f}, nil
+}
+
+func (osFS) OpenWrite(path string) (File, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, err
 	}
