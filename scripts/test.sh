@@ -12,6 +12,7 @@ if ! command -v redis-server >/dev/null 2>&1 || ! command -v redis-cli >/dev/nul
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq redis-server redis-tools >/dev/null
 fi
+command -v fusermount3 >/dev/null 2>&1 || { echo "== installing fuse3 (Debian), for cmd/crashfs"; S=""; [ "$(id -u)" = 0 ] || S=sudo; $S apt-get update -qq && DEBIAN_FRONTEND=noninteractive $S apt-get install -y -qq fuse3 >/dev/null; }
 # Debian starts a redis-server service on install; our tests never use it.
 redis-server --version
 

@@ -234,7 +234,7 @@ func incrAOF(t *testing.T, dir string) []byte {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, b...)
+		out = append(out, trimPrealloc(b)...)
 	}
 	return out
 }
