@@ -95,6 +95,7 @@ type AOF struct {
 	fatalErr     error
 	closedErr    error
 	started      bool
+	waiting      bool // turned on at runtime, first rewrite not installed (waiting.go)
 	closed       bool
 	lastWriteLog time.Time
 	stats        fsyncStats

@@ -79,6 +79,13 @@ func (a *AOF) rotate(r *Rewrite) {
 		a.failRotation(r, *e)
 		return
 	}
+	a.mu.Lock()
+	waiting := a.waiting
+	a.mu.Unlock()
+	if waiting {
+		a.restartTempIncr(r)
+		return
+	}
 	a.manMu.Lock()
 	nm, inc := a.man.WithNewIncr(a.opt.FileName)
 	f, err := a.fsys.Create(a.path(inc.Name))
@@ -164,6 +171,12 @@ func (r *Rewrite) Install(rdbBase bool) error {
 	a.log.Info().Msg("Background AOF rewrite terminated with success")
 	a.manMu.Lock()
 	defer a.manMu.Unlock()
+	a.mu.Lock()
+	waiting := a.waiting
+	a.mu.Unlock()
+	if waiting {
+		return r.installWaiting(rdbBase)
+	}
 	nm, base := a.man.AfterRewrite(a.opt.FileName, rdbBase)
 	tmp := r.TempBasePath()
 	dst := a.path(base.Name)

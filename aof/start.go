@@ -98,19 +98,27 @@ func (a *AOF) Start(writeBase func(w io.Writer) error) error {
 		a.currentSize.Add(seg.off - size)
 	}
 	a.cur = seg
+	a.startLocked()
+	a.mu.Unlock()
+	if !knobs.DisableAutoGC {
+		a.delHistoryLocked()
+	}
+	// A temporary incr left by a crash while the AOF was being turned on.
+	a.fsys.Remove(a.path(a.tempIncrName()))
+	a.wake()
+	return nil
+}
+
+// startLocked marks the AOF started and starts the writer and syncer.
+// Caller holds mu and has set cur.
+func (a *AOF) startLocked() {
 	a.started = true
 	a.stopWriter = make(chan struct{})
 	a.stopSyncer = make(chan struct{})
 	a.writerDone = make(chan struct{})
 	a.syncerDone = make(chan struct{})
-	a.mu.Unlock()
-	if !knobs.DisableAutoGC {
-		a.delHistoryLocked()
-	}
 	go a.writerLoop()
 	go a.syncerLoop()
-	a.wake()
-	return nil
 }
 
 // writeStartupBase writes <Dir>/temp-rewriteaof-<pid>.aof with writeBase,
@@ -207,6 +215,13 @@ func (a *AOF) Close() error {
 		}
 		seg.closed = true
 		seg.syncMu.Unlock()
+		a.mu.Lock()
+		waiting := a.waiting
+		a.mu.Unlock()
+		if waiting {
+			// No manifest names it: the first rewrite never installed.
+			a.fsys.Remove(a.path(a.tempIncrName()))
+		}
 		a.publishAck(Policy(a.policy.Load()))
 		a.bg.Wait()
 	}

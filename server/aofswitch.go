@@ -3,7 +3,6 @@ package server
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -11,10 +10,10 @@ import (
 	"github.com/aofserver/aofserver/aof"
 )
 
-// startAppendOnly turns the AOF on at runtime (CONFIG SET appendonly yes).
-// With no AOF on disk the base is written at once from the current
-// dataset; with an existing directory a rewrite is started so that the
-// new base replaces the stale files.
+// startAppendOnly turns the AOF on at runtime (CONFIG SET appendonly yes) as
+// Redis does (AOF_WAIT_REWRITE): commands go to a temporary incr file while a
+// rewrite writes the base from a snapshot in a child process; its
+// completion names both in a new manifest. No pause grows with the dataset.
 func (s *Server) startAppendOnly() error {
 	if c := s.persist.aofChild; c != nil {
 		// A rewrite started while the AOF was off is superseded.
@@ -25,8 +24,7 @@ func (s *Server) startAppendOnly() error {
 	if err != nil {
 		return err
 	}
-	existed := a.Exists()
-	if err := a.Start(func(w io.Writer) error { return s.writeBaseSync(w) }); err != nil {
+	if err := a.StartWaiting(); err != nil {
 		return err
 	}
 	s.aof = a
@@ -34,10 +32,9 @@ func (s *Server) startAppendOnly() error {
 	for _, c := range s.clients {
 		c.fedOff = 0
 	}
-	if existed {
-		if err := s.startRewrite(); err != nil {
-			s.persist.rewriteScheduled = true
-		}
+	if err := s.startRewrite(); err != nil {
+		// A child is busy (BGSAVE, or the one just killed): cron retries.
+		s.persist.rewriteScheduled = true
 	}
 	return nil
 }

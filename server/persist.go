@@ -508,6 +508,11 @@ func (s *Server) startRewrite() error {
 			s.persist.lastRewriteOK = false
 			s.persist.rewriteFailures++
 		}
+		if ierr != nil && s.aof != nil && s.aof.Waiting() {
+			// The AOF being turned on has no base yet: retry (Redis's
+			// AOF_WAIT_REWRITE does the same).
+			s.persist.rewriteScheduled = true
+		}
 	})
 	return nil
 }

@@ -496,3 +496,67 @@ func killSnapshotChild(t *testing.T) {
 	}
 	t.Fatal("no snapshot child found")
 }
+
+// CONFIG SET appendonly yes at runtime, as Redis 7.0 does it: the reply
+// comes at once (the base is written by a rewrite child from a snapshot),
+// writes made while it runs land in the new incr, the manifest names base 1
+// and incr 1, and both we and real Redis load the result to the same
+// dataset. Real Redis does the same on the same commands.
+func TestAppendOnlyOnAtRuntime(t *testing.T) {
+	requireRedis(t)
+	for _, kind := range []string{"ours", "redis"} {
+		t.Run(kind, func(t *testing.T) {
+			args := []string{"--appendonly", "no", "--rdb-key-save-delay", "200"}
+			var addr, dir string
+			if kind == "ours" {
+				ts := startOurServer(t, args...)
+				addr, dir = ts.addr, ts.dir
+			} else {
+				rr := startRealRedis(t, args...)
+				addr, dir = rr.addr, rr.dir
+			}
+			c := dial(t, addr)
+			fillAllTypes(t, c)
+			for i := 0; i < 2000; i++ {
+				c.send("SET", "k"+strconv.Itoa(i), strconv.Itoa(i))
+			}
+			for i := 0; i < 2000; i++ {
+				c.read()
+			}
+			if r := c.do("CONFIG", "SET", "appendonly", "yes"); r != "+OK\r\n" {
+				t.Fatalf("CONFIG SET appendonly yes: %q", r)
+			}
+			// 2000+ keys at 200 µs each: the child still writes the base
+			// while the server answers.
+			if info := c.do("INFO", "persistence"); !strings.Contains(info, "aof_enabled:1\r\n") || !strings.Contains(info, "aof_rewrite_in_progress:1\r\n") {
+				t.Fatalf("INFO while turning on:\n%s", info)
+			}
+			c.do("SET", "during", "1")
+			c.do("INCR", "k1")
+			waitInfo(t, c, "aof_rewrite_in_progress", "0")
+			waitInfo(t, c, "aof_last_bgrewrite_status", "ok")
+			c.do("SET", "after", "1")
+			man, err := os.ReadFile(filepath.Join(dir, "appendonlydir", "appendonly.aof.manifest"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(man) != "file appendonly.aof.1.base.rdb seq 1 type b\nfile appendonly.aof.1.incr.aof seq 1 type i\n" {
+				t.Fatalf("manifest:\n%s", man)
+			}
+			want := c.do("DEBUG", "DIGEST")
+			for _, loader := range []string{"ours", "redis"} {
+				cp := t.TempDir()
+				copyDir(t, dir, cp)
+				var got string
+				if loader == "ours" {
+					got = digestOf(t, startOurServer(t, "--appendonly", "yes", "--dir", cp).addr)
+				} else {
+					got = digestOf(t, startRealRedis(t, "--appendonly", "yes", "--dir", cp).addr)
+				}
+				if got != want {
+					t.Fatalf("%s loads the directory to digest %q, want %q", loader, got, want)
+				}
+			}
+		})
+	}
+}
