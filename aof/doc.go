@@ -71,8 +71,11 @@
 // goroutine, which picks up bytes nobody waits for every writerTick and
 // retries failed writes. While one fdatasync runs, Feed keeps appending and
 // the next write+fdatasync covers everything that accumulated (group commit,
-// optionally delayed by GroupCommitDelay and cut at GroupCommitMaxBatch
-// commands). Wait callers that cannot lead block on a channel that is closed
+// cut at GroupCommitMaxBatch commands). Before an fdatasync the leader waits
+// briefly for the clients the previous one answered to come back
+// (gather.go), or for a fixed GroupCommitDelay when set. Under Always the
+// incr file is preallocated with '#' padding lines so most fdatasyncs
+// overwrite in place (prealloc.go). Wait callers that cannot lead block on a channel that is closed
 // each time the acknowledged offset moves. A syncer goroutine does the
 // everysec fdatasync. Lock order: stepMu, then manMu, then mu, then bufMu.
 //
@@ -89,5 +92,11 @@
 // commands); a torn first command after an RDB preamble truncates after the
 // RDB (Redis would truncate to 0); a negative bulk length is a format error
 // (Redis aborts on allocation); a failed manifest persist after renaming a new
-// base keeps that base file instead of unlinking it.
+// base keeps that base file instead of unlinking it. In the last file, when it
+// ends in preallocation padding, damage after the last valid command (or data
+// between padding lines) is a batch that was never fdatasync'ed and is cut
+// like a torn tail; Load reports where the data ends so Start writes there.
+//
+// Turning the AOF on at runtime (StartWaiting, waiting.go) appends to a
+// temporary incr that no manifest names until the first rewrite installs.
 package aof
