@@ -101,6 +101,19 @@ func dictNextSize(n int) int {
 	return 1 << bits.Len(uint(n-1))
 }
 
+// Reserve makes room for n keys at once (Redis's dictExpand on an RDB
+// RESIZEDB hint), so that loading does not grow the table step by step.
+func (d *dict[V]) Reserve(n int) {
+	if d.rehashidx >= 0 || n <= len(d.ht[0].buckets) {
+		return
+	}
+	if d.Len() == 0 {
+		d.ht[0].buckets = make([]uint32, dictNextSize(n))
+		return
+	}
+	d.resize(n, false)
+}
+
 // Len returns the number of keys.
 func (d *dict[V]) Len() int { return d.ht[0].used + d.ht[1].used }
 

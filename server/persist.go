@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"github.com/aofserver/aofserver/aof"
 	"github.com/aofserver/aofserver/aof/fsx"
@@ -246,6 +247,7 @@ func (l *aofLoader) Command(argv [][]byte) error {
 type rdbLoader struct {
 	s       *Server
 	aofBase bool
+	db      int // current SELECTDB
 	n       int64
 	now     int64
 	lastLog time.Time
@@ -266,9 +268,17 @@ func (v *rdbLoader) SelectDB(db int) error {
 	if db >= len(v.s.dbs) {
 		return fmt.Errorf("FATAL: Data file was created with a Redis server configured to handle more than %d databases. Exiting", len(v.s.dbs))
 	}
+	v.db = db
 	return nil
 }
-func (v *rdbLoader) ResizeDB(dbSize, expiresSize uint64) error { return nil }
+func (v *rdbLoader) ResizeDB(dbSize, expiresSize uint64) error {
+	// A hint from the file: only trust it as far as a sane size.
+	if db := v.s.dbs[v.db]; dbSize <= 1<<28 && expiresSize <= dbSize {
+		db.keys.Reserve(int(dbSize))
+		db.expires.Reserve(int(expiresSize))
+	}
+	return nil
+}
 func (v *rdbLoader) Function(code []byte) error {
 	return errors.New("the RDB holds a function library, which this server does not support yet")
 }
@@ -282,12 +292,22 @@ func (v *rdbLoader) Key(dbID int, key []byte, val *rdb.Value, expireMs int64) er
 		s.persist.loadKeysExpired++
 		return nil
 	}
-	if _, ok := db.keys.Get(bstr(key)); ok {
+	// key and val are the decoder's fresh allocations: keep them without
+	// copying, and look the key up once.
+	var e entry
+	if val.Kind == rdb.KindString {
+		e = newStringEntryOwned(val.Str)
+	} else {
+		e = s.objFromRDB(val)
+	}
+	k := unsafe.String(unsafe.SliceData(key), len(key))
+	e.setLRU(s.lruClock)
+	e.setSnapMark(s.snapParity)
+	if !db.keys.Set(k, e) {
 		return fmt.Errorf("RDB has duplicated key '%s' in DB %d", key, dbID)
 	}
-	s.addKey(db, key, s.objFromRDB(val))
 	if expireMs >= 0 {
-		db.expires.Set(string(key), expireMs)
+		db.expires.Set(k, expireMs)
 	}
 	s.persist.loadKeysLoaded++
 	v.n++
