@@ -51,7 +51,7 @@ const (
 )
 
 // Redis 7.0's rdb_type_string, indexed by RDB type byte.
-var checkTypeNames = [...]string{"string", "list-linked", "set-hashtable", "zset-v1", "hash-hashtable", "zset-v2", "module-pre-release", "module-value", "", "hash-zipmap", "list-ziplist", "set-intset", "zset-ziplist", "hash-ziplist", "quicklist", "stream", "hash-listpack", "zset-listpack", "quicklist-v2", "stream-v2"}
+var checkTypeNames = [...]string{"string", "list-linked", "set-hashtable", "zset-v1", "hash-hashtable", "zset-v2", "module-pre-release", "module-value", "", "hash-zipmap", "list-ziplist", "set-intset", "zset-ziplist", "hash-ziplist", "quicklist", "stream", "hash-listpack", "zset-listpack", "quicklist-v2"} // 7.0.15 has no name for 19: "unknown"
 
 // wholeReader makes every Read all-or-nothing, like C's fread(buf,len,1,fp)
 // in Redis's rio: a short read consumes nothing, so the offset reported for
@@ -102,13 +102,16 @@ func (c *checker) fail(msg string) {
 		fmt.Fprintf(c.w, "[additional info] Reading key '%s'\n", cstring(c.key))
 	}
 	if c.keyType != -1 {
-		name := "unknown"
-		if c.keyType < len(checkTypeNames) {
-			name = checkTypeNames[c.keyType]
-		}
-		fmt.Fprintf(c.w, "[additional info] Reading type %d (%s)\n", c.keyType, name)
+		fmt.Fprintf(c.w, "[additional info] Reading type %d (%s)\n", c.keyType, checkTypeName(c.keyType))
 	}
 	c.showInfo()
+}
+
+func checkTypeName(t int) string {
+	if t >= 0 && t < len(checkTypeNames) {
+		return checkTypeNames[t]
+	}
+	return "unknown"
 }
 
 // cstring cuts b at its first NUL, as printf("%s") does.
@@ -146,6 +149,13 @@ func Check(r *bufio.Reader, name string, w io.Writer, opt CheckOptions) CheckRes
 // failErr reports err: unexpected EOF as Redis words it, anything else with
 // our message.
 func (c *checker) failErr(err error) bool {
+	var sre *streamReadError
+	if errors.As(err, &sre) {
+		// A short read inside a stream: Redis's loader reports it itself.
+		c.fail(fmt.Sprintf("Internal error in RDB reading offset 0, function at rdb.c:%d -> %s", sre.line, sre.msg))
+		c.res.Terminated = true
+		return false
+	}
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 		c.fail("Unexpected EOF reading RDB file")
 		return false
@@ -292,7 +302,7 @@ func (c *checker) run(opt CheckOptions) bool {
 				return c.failErr(serr)
 			}
 			if !skipped {
-				c.fail(fmt.Sprintf("The RDB file contains data of type %d (%s) this checker can't load", t, checkTypeNames[t]))
+				c.fail(fmt.Sprintf("The RDB file contains data of type %d (%s) this checker can't load", t, checkTypeName(int(t))))
 				return false
 			}
 			v, err = nil, nil

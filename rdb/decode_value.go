@@ -156,7 +156,10 @@ func (d *decoder) readObject(t byte, typeOff int64) (*Value, error) {
 		}
 		return v, nil
 
-	case typeModule, typeModule2, typeStreamListpacks, typeStreamListpacks2:
+	case typeStreamListpacks, typeStreamListpacks2, typeStreamListpacks3:
+		return d.readStream(t)
+
+	case typeModule, typeModule2:
 		return nil, &UnsupportedTypeError{Offset: typeOff, Key: d.key, Type: t, Name: typeName(t)}
 	}
 	if t >= 20 && t < opFunction2-1 { // types from later RDB versions (0xF4 is 7.4's SLOT_INFO opcode)

@@ -233,8 +233,8 @@ func (d *decoder) run(vis Visitor, opt DecodeOptions) error {
 
 	db := 0
 	expire := int64(-1)
-	// Streams and module values are skipped so the visitor sees every
-	// other key; the first one is reported once the whole file checks out.
+	// Module values are skipped so the visitor sees every other key; the
+	// first one is reported once the whole file checks out.
 	var unsupported *UnsupportedTypeError
 	for {
 		d.key = ""

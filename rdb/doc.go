@@ -25,12 +25,13 @@
 // Decode reads one RDB stream and calls a Visitor for every AUX field,
 // SELECTDB, RESIZEDB, function library and key. It stops right after the
 // 8-byte checksum, so an AOF file with an RDB preamble can be read on from
-// the same bufio.Reader. Versions 1 to 10 are accepted. Streams, MODULE_2
+// the same bufio.Reader. Versions 1 to 10 are accepted. MODULE_2
 // values and MODULE_AUX records are stepped over structurally, so the
 // visitor sees every other key; once the checksum has been verified Decode
 // returns an *UnsupportedTypeError naming the first of them (Keys lists
 // all). Module v1 values and types from later RDB versions stop the decode
-// at once. Empty collections are skipped, as Redis does. Duplicate keys,
+// at once. Empty collections are skipped, as Redis does (an empty stream
+// is a value, not an empty collection). Duplicate keys,
 // set members or hash fields are not detected here; the caller's inserts
 // see them. Malformed input gives *CorruptionError (errors.Is
 // ErrCorrupt) with the byte offset; truncated input also matches
@@ -86,7 +87,45 @@
 //	16 HASH_LISTPACK     string: listpack (field, value, ...)
 //	17 ZSET_LISTPACK     string: listpack (member, score text, ...) by (score, member)
 //	18 LIST_QUICKLIST_2  <len nodes> (<len container: 1 PLAIN, 2 PACKED> <string>)...
-//	6, 7 modules; 15, 19 streams; 20+ later versions: *UnsupportedTypeError
+//	15 STREAM_LISTPACKS  stream, RDB 9 form          (read only)
+//	19 STREAM_LISTPACKS_2 stream                     all streams
+//	21 STREAM_LISTPACKS_3 stream, Redis 7.2 form     (read only, RDB 11: only reachable in a payload or file that claims RDB <= 10)
+//	6, 7 modules; 20, 22+ later versions: *UnsupportedTypeError
+//
+// # Streams
+//
+//	<len nodes> (<string: 16-byte master ID, ms u64 BE + seq u64 BE> <string: listpack>)...
+//	<len length> <len last ms> <len last seq>
+//	19, 21: <len first ms> <len first seq> <len max-deleted ms> <len max-deleted seq> <len entries added>
+//	<len groups>, per group (written in name order):
+//	  <string name> <len last ms> <len last seq> [19, 21: <len entries read; all ones = -1>]
+//	  <len PEL> (<16-byte ID BE> <int64 LE delivery ms> <len delivery count>)...   ascending IDs
+//	  <len consumers>, per consumer (name order): <string name> <int64 LE seen ms> [21: <int64 LE active ms>]
+//	    <len PEL> <16-byte ID>...   IDs owned by this consumer, all in the group PEL
+//
+// A node listpack holds the master entry, then each entry:
+//
+//	count deleted num-fields field... 0
+//	flags ms-delta seq-delta [num-fields (field value)... | value...] lp-count
+//
+// flags 1 = deleted (a tombstone, which the decoder drops), 2 = the entry
+// has the master's fields (only values follow); the deltas are from the
+// master ID; lp-count is the number of elements of the entry before it.
+// The encoder lays out nodes as a sequence of XADDs into a new key does:
+// a new node when the tail node's listpack bytes plus the raw length of
+// the new entry's fields and values reach stream-node-max-bytes, or when
+// it holds stream-node-max-entries (StreamLimits, default 4096 / 100), so
+// a stream built by XADD alone is written byte for byte as Redis 7.0.15
+// writes it. The decoder checks every length, entry IDs strictly
+// ascending across nodes and not below their master ID, the master
+// entry's live/deleted counts, the stream length against the live
+// entries, the last ID not below the last entry, unique group and
+// consumer names and PEL IDs, and that every pending entry has exactly one
+// owner. For type 15 it derives first ID, entries added and each group's
+// entries read as Redis's loader does (first ID is the maximal ID for an
+// empty stream, as streamGetEdgeID gives; entries read from
+// streamEstimateDistanceFromFirstEverEntry). For 15 and 19 a consumer's
+// active time is its seen time, as Redis 7.2 loads it.
 //
 // # Listpack
 //
@@ -175,6 +214,7 @@ const (
 	typeZSetListpack     = 17
 	typeListQuicklist2   = 18
 	typeStreamListpacks2 = 19
+	typeStreamListpacks3 = 21 // Redis 7.2 (RDB 11): consumers also store their active time
 
 	lenEncVal = 3 // top two bits 11: special string encoding
 	len32     = 0x80

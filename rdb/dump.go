@@ -11,7 +11,8 @@ import (
 // "ERR DUMP payload version or checksum are wrong" (errors.Is
 // ErrDumpVersionOrChecksum); a malformed or empty value gives "ERR Bad data
 // format" (errors.Is ErrBadDataFormat, wrapping the *CorruptionError). A
-// stream or module value gives *UnsupportedTypeError. Like Redis, bytes
+// module value gives *UnsupportedTypeError. A stream, even an empty one,
+// is a value (Redis restores empty streams). Like Redis, bytes
 // left over after the value are ignored.
 func ParseDumpPayload(p []byte) (*Value, error) {
 	if len(p) < 10 {

@@ -25,14 +25,15 @@ var qlOptimizationLevel = [...]int{4096, 8192, 16384, 32768, 65536}
 // table and reusable buffers. It is owned by one Encoder (or one
 // DumpPayload call) at a time.
 type valueWriter struct {
-	compression bool
-	limits      Limits
-	lzf         *lzfCompressor
-	lzfOut      []byte
-	lp          lpBuilder
-	blob        []byte
-	zs          []ZMember
-	bounds      []int
+	compression  bool
+	limits       Limits
+	streamLimits *StreamLimits // nil: DefaultStreamLimits
+	lzf          *lzfCompressor
+	lzfOut       []byte
+	lp           lpBuilder
+	blob         []byte
+	zs           []ZMember
+	bounds       []int
 }
 
 func appendLen(dst []byte, n uint64) []byte {
@@ -114,13 +115,19 @@ func (w *valueWriter) resolve(v *Value) (Encoding, error) {
 	if v == nil {
 		return 0, fmt.Errorf("%w: nil value", ErrInvalidValue)
 	}
+	enc := v.Encoding
+	if v.Kind == KindStream {
+		if enc != EncAuto && enc != EncStream {
+			return 0, fmt.Errorf("%w: encoding %s is not valid for a %s", ErrInvalidValue, enc, v.Kind)
+		}
+		return EncStream, checkStream(v.Stream)
+	}
 	if v.Kind != KindString && v.Len() == 0 {
-		if v.Kind > KindHash {
+		if v.Kind > KindStream {
 			return 0, fmt.Errorf("%w: unknown kind %d", ErrInvalidValue, v.Kind)
 		}
 		return 0, fmt.Errorf("%w: empty %s", ErrInvalidValue, v.Kind)
 	}
-	enc := v.Encoding
 	switch v.Kind {
 	case KindString:
 		return EncAuto, nil
@@ -181,6 +188,8 @@ func typeByte(k Kind, enc Encoding) byte {
 			return typeHashListpack
 		}
 		return typeHash
+	case KindStream:
+		return typeStreamListpacks2
 	}
 	return typeString
 }
@@ -239,6 +248,8 @@ func (w *valueWriter) appendBody(dst []byte, v *Value, enc Encoding) []byte {
 			dst = w.appendString(dst, fv[1])
 		}
 		return dst
+	case KindStream:
+		return w.appendStream(dst, v.Stream)
 	}
 	return dst
 }

@@ -12,6 +12,9 @@ type EncoderOptions struct {
 	Compression bool // rdbcompression: LZF for strings over 20 bytes when it saves at least 4 bytes
 	Checksum    bool // rdbchecksum: real CRC-64 trailer, else 8 zero bytes
 	Limits      Limits
+	// StreamLimits split stream entries into nodes; nil means
+	// DefaultStreamLimits (stream-node-max-bytes 4096, -entries 100).
+	StreamLimits *StreamLimits
 }
 
 // Aux is one AUX field.
@@ -35,7 +38,7 @@ type Encoder struct {
 // NewEncoder returns an Encoder writing to w. It does not buffer beyond one
 // key: wrap w in a bufio.Writer for many small keys.
 func NewEncoder(w io.Writer, opt EncoderOptions) *Encoder {
-	return &Encoder{w: w, opt: opt, vw: valueWriter{compression: opt.Compression, limits: opt.Limits}}
+	return &Encoder{w: w, opt: opt, vw: valueWriter{compression: opt.Compression, limits: opt.Limits, streamLimits: opt.StreamLimits}}
 }
 
 func (e *Encoder) flush() error {
@@ -192,7 +195,7 @@ func AppendDumpPayload(dst []byte, v *Value, opt EncoderOptions) ([]byte, error)
 		}
 		writerPool.Put(w)
 	}()
-	w.compression, w.limits = opt.Compression, opt.Limits
+	w.compression, w.limits, w.streamLimits = opt.Compression, opt.Limits, opt.StreamLimits
 	enc, err := w.resolve(v)
 	if err != nil {
 		return dst, err

@@ -13,7 +13,8 @@ var ErrCorrupt = errors.New("rdb: corrupt data")
 
 // ErrUnsupportedType is the sentinel for value types (and module opcodes)
 // that are valid RDB but that this package cannot turn into a Value:
-// streams, modules and types introduced after RDB 10.
+// modules and types introduced after RDB 10 (streams of RDB 11's type 21
+// are decoded).
 var ErrUnsupportedType = errors.New("rdb: unsupported value type")
 
 // ErrUnsupportedVersion is returned for an RDB version outside 1..10.
@@ -51,7 +52,7 @@ func (e *CorruptionError) Unwrap() []error { return []error{ErrCorrupt, e.Err} }
 
 // UnsupportedTypeError reports a value type this package does not decode.
 // Decoding stops at that key; everything before it was already delivered.
-// Decode skips streams and MODULE_2 values and goes on, so the visitor sees
+// Decode skips MODULE_2 values and goes on, so the visitor sees
 // every other key; it then returns the first such error, with Keys naming
 // every skipped key in file order. Types it cannot step over (module v1,
 // types from later RDB versions) stop the decode at once.

@@ -11,6 +11,9 @@ func FuzzDecode(f *testing.F) {
 	}
 	f.Add(sampleFile(f))
 	f.Add([]byte("REDIS0009\xff"))
+	for _, p := range sampleStreamPayloads() {
+		f.Add(streamFile(p))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c := &collector{}
 		n, err := Decode(bufioReader(data), c, DecodeOptions{MaxDatabases: 16})
@@ -34,7 +37,7 @@ func FuzzDecode(f *testing.F) {
 			if err != nil {
 				t.Fatalf("key %q: re-encoded payload does not parse: %v", k.key, err)
 			}
-			if valueContents(back) != valueContents(k.v) {
+			if valueContents(back) != valueContents(k.v) || k.v.Kind == KindStream && streamText(back) != streamText(k.v) {
 				t.Fatalf("key %q: round trip differs", k.key)
 			}
 		}
@@ -56,6 +59,9 @@ func FuzzParseDumpPayload(f *testing.F) {
 	} {
 		f.Add(DumpPayload(v, opt))
 	}
+	for _, p := range sampleStreamPayloads() {
+		f.Add(p)
+	}
 	f.Fuzz(func(t *testing.T, p []byte) {
 		v, err := ParseDumpPayload(p)
 		if err != nil {
@@ -66,8 +72,17 @@ func FuzzParseDumpPayload(f *testing.F) {
 			t.Fatalf("parsed value does not encode: %v", err)
 		}
 		back, err := ParseDumpPayload(q)
-		if err != nil || valueContents(back) != valueContents(v) {
+		if err != nil || valueContents(back) != valueContents(v) || v.Kind == KindStream && streamText(back) != streamText(v) {
 			t.Fatalf("round trip: %v", err)
 		}
 	})
+}
+
+// streamFile wraps a stream DUMP payload into an RDB file with one key.
+func streamFile(p []byte) []byte {
+	f := []byte("REDIS0010\xfe\x00\xfb\x01\x00")
+	f = append(f, p[0], 1, 'k')
+	f = append(f, p[1:len(p)-10]...)
+	f = append(f, opEOF)
+	return append(f, byteLE64(CRC64(0, f))...)
 }

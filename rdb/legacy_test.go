@@ -303,9 +303,14 @@ func TestParseDumpPayloadErrors(t *testing.T) {
 	if _, err := ParseDumpPayload(reseal(append([]byte{}, append(p[:len(p)-10], 6, 0, 0, 0, 0, 0, 0, 0, 0, 0)...))); err != nil {
 		t.Errorf("version 6 payload: %v", err)
 	}
-	// Streams are reported as unsupported.
+	// An all-zero stream is an empty stream, which RESTORE accepts.
 	st := reseal(append([]byte{typeStreamListpacks2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, p[len(p)-10:]...))
-	if _, err := ParseDumpPayload(st); !errors.Is(err, ErrUnsupportedType) {
+	if v, err := ParseDumpPayload(st); err != nil || v.Kind != KindStream || len(v.Stream.Entries) != 0 {
 		t.Errorf("stream payload: %v", err)
+	}
+	// Module values are reported as unsupported.
+	md := reseal(append([]byte{typeModule2, 0, 0}, p[len(p)-10:]...))
+	if _, err := ParseDumpPayload(md); !errors.Is(err, ErrUnsupportedType) {
+		t.Errorf("module payload: %v", err)
 	}
 }

@@ -8,13 +8,6 @@ import (
 // Values we cannot represent but can step over, so that Decode delivers
 // every other key before reporting them:
 //
-//	stream (15, 19): <len nodes> (<string master ID> <string listpack>)...
-//	                 <len length> <len last ms> <len last seq>
-//	                 v2: <len first ms> <len first seq> <len maxdel ms> <len maxdel seq> <len entries added>
-//	                 <len groups> per group: <string name> <len ms> <len seq> [v2: <len entries read>]
-//	                   <len PEL> (16-byte ID, int64 delivery time, <len count>)...
-//	                   <len consumers> per consumer: <string name> <int64 seen>
-//	                     <len PEL> 16-byte IDs...
 //	module v2 (7):   <len module id> (<len opcode> <operand>)... <len 0>
 //	                 opcodes 1 SINT, 2 UINT <len>; 3 FLOAT 4 bytes; 4 DOUBLE 8 bytes; 5 STRING <string>
 //	module aux (F7): <len module id> <len when-opcode> <len when> then as module v2
@@ -56,78 +49,6 @@ func (d *decoder) skipCounts(k int) error {
 	return nil
 }
 
-func (d *decoder) skipStream(t byte) error {
-	nodes, err := d.readCount()
-	if err != nil {
-		return err
-	}
-	for i := uint64(0); i < nodes; i++ {
-		if err := d.skipString(); err != nil {
-			return err
-		}
-		if err := d.skipString(); err != nil {
-			return err
-		}
-	}
-	meta := 3
-	if t == typeStreamListpacks2 {
-		meta += 5
-	}
-	if err := d.skipCounts(meta); err != nil {
-		return err
-	}
-	groups, err := d.readCount()
-	if err != nil {
-		return err
-	}
-	for g := uint64(0); g < groups; g++ {
-		if err := d.skipString(); err != nil {
-			return err
-		}
-		ids := 2
-		if t == typeStreamListpacks2 {
-			ids++
-		}
-		if err := d.skipCounts(ids); err != nil {
-			return err
-		}
-		pel, err := d.readCount()
-		if err != nil {
-			return err
-		}
-		for i := uint64(0); i < pel; i++ {
-			if err := d.skip(16 + 8); err != nil {
-				return err
-			}
-			if _, err := d.readCount(); err != nil {
-				return err
-			}
-		}
-		consumers, err := d.readCount()
-		if err != nil {
-			return err
-		}
-		for c := uint64(0); c < consumers; c++ {
-			if err := d.skipString(); err != nil {
-				return err
-			}
-			if err := d.skip(8); err != nil {
-				return err
-			}
-			cpel, err := d.readCount()
-			if err != nil {
-				return err
-			}
-			for i := uint64(0); i < cpel; i++ {
-				if err := d.skip(16); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	return nil
-}
-
 // skipModuleValue skips the opcode-tagged body of a MODULE_2 value or a
 // MODULE_AUX record (after its header).
 func (d *decoder) skipModuleValue() error {
@@ -160,8 +81,6 @@ func (d *decoder) skipModuleValue() error {
 // skipped.
 func (d *decoder) skipUnsupported(t byte) (ok bool, err error) {
 	switch t {
-	case typeStreamListpacks, typeStreamListpacks2:
-		return true, d.skipStream(t)
 	case typeModule2:
 		if _, err := d.readCount(); err != nil {
 			return true, err

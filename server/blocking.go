@@ -27,7 +27,15 @@ type blockState struct {
 	done     chan struct{}
 	// timeoutReply is sent when the timeout passes (default: null array).
 	timeoutReply string
+	// readyKey is the key being served (set by handleReadyKeys; streams
+	// serve only that key, as Redis's serveClientsBlockedOnStreamKey).
+	readyKey string
+	// poll, when set, is called under mu every blockPollInterval while the
+	// client waits; returning true (after writing a reply) unblocks it.
+	poll func(c *client) bool
 }
+
+const blockPollInterval = 50 * time.Millisecond
 
 type readyKey struct {
 	db  *DB
@@ -157,18 +165,30 @@ func (s *Server) handleReadyKeys() {
 	for len(s.blocking.ready) > 0 {
 		rk := s.blocking.ready[0]
 		s.blocking.ready = s.blocking.ready[1:]
+		// Clients blocked on a stream each wait for their own ID: one that
+		// cannot be served does not stop the others (Redis's
+		// serveClientsBlockedOnStreamKey). For lists and sorted sets the
+		// first unserved client ends the round.
+		e, found := rk.db.keys.Get(rk.key)
+		isStream := found && e.typ() == typStream
+		skipped := 0
 		for {
 			cs := s.blocking.byKey[rk.db][rk.key]
-			if len(cs) == 0 {
+			if skipped >= len(cs) {
 				break
 			}
-			c := cs[0]
+			c := cs[skipped]
 			bs := c.block
 			prevDB := c.db
 			c.db = bs.db
+			bs.readyKey = rk.key
 			served := bs.serve(c, bs.argv, true)
 			c.db = prevDB
 			if !served {
+				if isStream || bs.poll != nil {
+					skipped++
+					continue
+				}
 				break
 			}
 			s.unblockClient(c)
@@ -211,7 +231,25 @@ func (s *Server) waitUnblocked(c *client) bool {
 		}
 	}()
 	gone := false
+	var poll <-chan time.Time
+	if bs.poll != nil {
+		t := time.NewTicker(blockPollInterval)
+		defer t.Stop()
+		poll = t.C
+	}
+wait:
 	select {
+	case <-poll:
+		s.mu.Lock()
+		waiting := c.block == bs
+		if waiting && bs.poll(c) {
+			s.unblockClient(c)
+			waiting = false
+		}
+		s.mu.Unlock()
+		if waiting {
+			goto wait
+		}
 	case <-bs.done:
 	case <-timer:
 		s.mu.Lock()

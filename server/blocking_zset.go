@@ -37,10 +37,10 @@ func bzpopGeneric(c *client, argv [][]byte, max bool) {
 			}
 			z, _ := s.zsetWrite(c, key)
 			rk := 0
-			pop := "ZPOPMIN"
+			pop, ev := "ZPOPMIN", "zpopmin"
 			if max {
 				rk = z.length() - 1
-				pop = "ZPOPMAX"
+				pop, ev = "ZPOPMAX", "zpopmax"
 			}
 			cur := z.cursor(rk)
 			m, sc := cur.get()
@@ -49,8 +49,10 @@ func bzpopGeneric(c *client, argv [][]byte, max bool) {
 			c.bulk(m)
 			c.bulkDouble(sc)
 			z.deleteRankRange(rk, rk)
+			s.notify(notifyZset, ev, key, c.db.id)
 			if z.length() == 0 {
 				s.deleteKey(c.db, key)
+				s.notify(notifyGeneric, "del", key, c.db.id)
 			}
 			s.dirty++
 			s.signalModifiedKey(c.db, key)

@@ -110,6 +110,7 @@ func restoreCommand(c *client, argv [][]byte) {
 		if deleted {
 			s.dirty++
 			s.signalModifiedKey(c.db, key)
+			s.notify(notifyGeneric, "del", key, c.db.id)
 			name := "DEL"
 			if s.cfg.LazyfreeLazyServerDel {
 				name = "UNLINK"
@@ -126,6 +127,7 @@ func restoreCommand(c *client, argv [][]byte) {
 	_ = idle
 	s.dirty++
 	s.signalModifiedKey(c.db, key)
+	s.notify(notifyGeneric, "restore", key, c.db.id)
 	if ttl > 0 && !absttl {
 		out := cloneArgv(argv)
 		out[2] = formatInt(ttl)

@@ -53,6 +53,7 @@ func delCommand(c *client, argv [][]byte) {
 		s.expireIfNeeded(c.db, key)
 		if s.deleteKey(c.db, key) {
 			s.signalModifiedKey(c.db, key)
+			s.notify(notifyGeneric, "del", key, c.db.id)
 			n++
 		}
 	}
@@ -64,7 +65,7 @@ func existsCommand(c *client, argv [][]byte) {
 	s := c.srv
 	n := int64(0)
 	for _, key := range argv[1:] {
-		if _, ok := s.lookupReadNoTouch(c, key); ok {
+		if _, ok := s.lookupReadNoTouchMiss(c, key); ok {
 			n++
 		}
 	}
@@ -72,12 +73,30 @@ func existsCommand(c *client, argv [][]byte) {
 }
 
 // lookupReadNoTouch is lookupRead that leaves the LRU clock alone (Redis
-// LOOKUP_NOTOUCH: EXISTS, TYPE, TTL, OBJECT, MEMORY USAGE).
+// LOOKUP_NOTOUCH: EXISTS, TYPE, TTL, OBJECT, MEMORY USAGE). It sends no
+// keymiss event (MEMORY USAGE does not); callers that do send it.
 func (s *Server) lookupReadNoTouch(c *client, key []byte) (entry, bool) {
-	prev := c.noTouch
-	c.noTouch = true
-	e, ok := s.lookupRead(c, key)
-	c.noTouch = prev
+	db := c.db
+	if s.expireIfNeeded(db, key) {
+		s.stats.keyspaceMisses++
+		return entry{}, false
+	}
+	e, ok := db.keys.Get(bstr(key))
+	if !ok {
+		s.stats.keyspaceMisses++
+		return entry{}, false
+	}
+	s.stats.keyspaceHits++
+	return e, true
+}
+
+// lookupReadNoTouchMiss is lookupReadNoTouch with the keymiss event
+// (EXISTS, TYPE, TTL: LOOKUP_NOTOUCH without LOOKUP_NONOTIFY).
+func (s *Server) lookupReadNoTouchMiss(c *client, key []byte) (entry, bool) {
+	e, ok := s.lookupReadNoTouch(c, key)
+	if !ok {
+		s.keymiss(c, key)
+	}
 	return e, ok
 }
 
@@ -95,18 +114,21 @@ func touchCommand(c *client, argv [][]byte) {
 	n := int64(0)
 	for _, key := range argv[1:] {
 		if s.expireIfNeeded(c.db, key) {
+			s.keymiss(c, key)
 			continue
 		}
 		if p := c.db.keys.GetPtr(bstr(key)); p != nil {
 			p.setLRU(s.lruClock)
 			n++
+		} else {
+			s.keymiss(c, key)
 		}
 	}
 	c.integer(n)
 }
 
 func typeCommand(c *client, argv [][]byte) {
-	e, ok := c.srv.lookupReadNoTouch(c, argv[1])
+	e, ok := c.srv.lookupReadNoTouchMiss(c, argv[1])
 	if !ok {
 		c.status("none")
 		return
@@ -283,6 +305,8 @@ func renameGeneric(c *client, argv [][]byte, nx bool) {
 	}
 	s.signalModifiedKey(c.db, src)
 	s.signalModifiedKey(c.db, dst)
+	s.notify(notifyGeneric, "rename_from", src, c.db.id)
+	s.notify(notifyGeneric, "rename_to", dst, c.db.id)
 	s.dirty++
 	if nx {
 		c.integer(1)
@@ -337,6 +361,8 @@ func moveCommand(c *client, argv [][]byte) {
 	}
 	s.signalModifiedKey(c.db, argv[1])
 	s.signalModifiedKey(dst, argv[1])
+	s.notify(notifyGeneric, "move_from", argv[1], c.db.id)
+	s.notify(notifyGeneric, "move_to", argv[1], dst.id)
 	s.dirty++
 	c.integer(1)
 }
@@ -365,7 +391,7 @@ func copyCommand(c *client, argv [][]byte) {
 		c.err("ERR source and destination objects are the same")
 		return
 	}
-	e, ok := s.lookupReadNoTouch(c, argv[1])
+	e, ok := s.lookupReadNoTouchMiss(c, argv[1])
 	if !ok {
 		c.integer(0)
 		return
@@ -383,6 +409,7 @@ func copyCommand(c *client, argv [][]byte) {
 		s.setExpire(dst, argv[2], when)
 	}
 	s.signalModifiedKey(dst, argv[2])
+	s.notify(notifyGeneric, "copy_to", argv[2], dst.id)
 	s.dirty++
 	c.integer(1)
 }
@@ -571,6 +598,7 @@ func expireGeneric(c *client, argv [][]byte, base int64, unit int64, name string
 		s.deleteKey(c.db, key)
 		s.dirty++
 		s.signalModifiedKey(c.db, key)
+		s.notify(notifyGeneric, "del", key, c.db.id)
 		cmd := "DEL"
 		if s.cfg.LazyfreeLazyExpire {
 			cmd = "UNLINK"
@@ -582,6 +610,7 @@ func expireGeneric(c *client, argv [][]byte, base int64, unit int64, name string
 	s.setExpire(c.db, key, when)
 	s.dirty++
 	s.signalModifiedKey(c.db, key)
+	s.notify(notifyGeneric, "expire", key, c.db.id)
 	out := [][]byte{[]byte("PEXPIREAT"), cloneBytes(key), formatInt(when)}
 	if flagArg != nil {
 		out = append(out, cloneBytes(flagArg))
@@ -592,7 +621,7 @@ func expireGeneric(c *client, argv [][]byte, base int64, unit int64, name string
 
 func ttlGeneric(c *client, key []byte, ms bool, abs bool) {
 	s := c.srv
-	if _, ok := s.lookupReadNoTouch(c, key); !ok {
+	if _, ok := s.lookupReadNoTouchMiss(c, key); !ok {
 		c.integer(-2)
 		return
 	}
@@ -634,6 +663,7 @@ func persistCommand(c *client, argv [][]byte) {
 	if s.removeExpire(c.db, argv[1]) {
 		s.dirty++
 		s.signalModifiedKey(c.db, argv[1])
+		s.notify(notifyGeneric, "persist", argv[1], c.db.id)
 		c.integer(1)
 		return
 	}

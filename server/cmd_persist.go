@@ -123,6 +123,7 @@ func configSetCommand(c *client, argv [][]byte) {
 	}
 	err := s.cfg.Set(pairs, func(changed []string) error { return s.applyConfig(changed) })
 	if err != nil {
+		s.reloadNotifyFlags() // a failed apply restores every value
 		msg := err.Error()
 		if !strings.HasPrefix(msg, "ERR") {
 			msg = "ERR " + msg
@@ -164,6 +165,8 @@ func (s *Server) applyConfig(changed []string) error {
 			}
 		case "maxmemory":
 			s.usedMemCache = s.usedMemory()
+		case "notify-keyspace-events":
+			s.reloadNotifyFlags()
 		}
 	}
 	return nil

@@ -189,8 +189,10 @@ func (s *Server) setGeneric(c *client, flags int, key, val, exp []byte, name str
 	s.setKey(c.db, key, newStringEntry(val), flags&setKEEPTTL != 0)
 	s.dirty++
 	s.signalModifiedKey(c.db, key)
+	s.notify(notifyString, "set", key, c.db.id)
 	if when >= 0 {
 		s.setExpire(c.db, key, when)
+		s.notify(notifyGeneric, "expire", key, c.db.id)
 	}
 	if flags&setGET != 0 {
 		c.bulkOrNull(old, oldOK)
@@ -226,6 +228,7 @@ func setnxCommand(c *client, argv [][]byte) {
 	s.setKey(c.db, argv[1], newStringEntry(argv[2]), false)
 	s.dirty++
 	s.signalModifiedKey(c.db, argv[1])
+	s.notify(notifyString, "set", argv[1], c.db.id)
 	c.integer(1)
 }
 
@@ -255,6 +258,7 @@ func getdelCommand(c *client, argv [][]byte) {
 	s.deleteKey(c.db, argv[1])
 	s.dirty++
 	s.signalModifiedKey(c.db, argv[1])
+	s.notify(notifyGeneric, "del", argv[1], c.db.id)
 	if s.cfg.LazyfreeLazyUserDel {
 		c.rewriteArgv([]byte("UNLINK"), cloneBytes(argv[1]))
 	} else {
@@ -290,6 +294,7 @@ func getexCommand(c *client, argv [][]byte) {
 		s.deleteKey(c.db, key)
 		s.dirty++
 		s.signalModifiedKey(c.db, key)
+		s.notify(notifyGeneric, "del", key, c.db.id)
 		name := "DEL"
 		if s.cfg.LazyfreeLazyExpire {
 			name = "UNLINK"
@@ -299,11 +304,13 @@ func getexCommand(c *client, argv [][]byte) {
 		s.setExpire(c.db, key, when)
 		s.dirty++
 		s.signalModifiedKey(c.db, key)
+		s.notify(notifyGeneric, "expire", key, c.db.id)
 		c.rewriteArgv([]byte("PEXPIREAT"), cloneBytes(key), formatInt(when))
 	case flags&setPERSIST != 0:
 		if s.removeExpire(c.db, key) {
 			s.dirty++
 			s.signalModifiedKey(c.db, key)
+			s.notify(notifyGeneric, "persist", key, c.db.id)
 			c.rewriteArgv([]byte("PERSIST"), cloneBytes(key))
 		}
 	}
@@ -331,6 +338,7 @@ func msetCommand(c *client, argv [][]byte) {
 	for i := 1; i < len(argv); i += 2 {
 		s.setKey(c.db, argv[i], newStringEntry(argv[i+1]), false)
 		s.signalModifiedKey(c.db, argv[i])
+		s.notify(notifyString, "set", argv[i], c.db.id)
 	}
 	s.dirty += int64(len(argv) / 2)
 	c.ok()
@@ -351,6 +359,7 @@ func msetnxCommand(c *client, argv [][]byte) {
 	for i := 1; i < len(argv); i += 2 {
 		s.setKey(c.db, argv[i], newStringEntry(argv[i+1]), false)
 		s.signalModifiedKey(c.db, argv[i])
+		s.notify(notifyString, "set", argv[i], c.db.id)
 	}
 	s.dirty += int64(len(argv) / 2)
 	c.integer(1)
@@ -373,6 +382,7 @@ func appendCommand(c *client, argv [][]byte) {
 		s.addKey(c.db, argv[1], newStringEntry(argv[2]))
 		s.dirty++
 		s.signalModifiedKey(c.db, argv[1])
+		s.notify(notifyString, "append", argv[1], c.db.id)
 		c.integer(int64(len(argv[2])))
 		return
 	}
@@ -397,6 +407,7 @@ func appendCommand(c *client, argv [][]byte) {
 	}
 	s.dirty++
 	s.signalModifiedKey(c.db, argv[1])
+	s.notify(notifyString, "append", argv[1], c.db.id)
 	c.integer(int64(len(p.str())))
 }
 
@@ -476,6 +487,7 @@ func setrangeCommand(c *client, argv [][]byte) {
 		s.addKey(c.db, argv[1], newRawStringEntry(b))
 		s.dirty++
 		s.signalModifiedKey(c.db, argv[1])
+		s.notify(notifyString, "setrange", argv[1], c.db.id)
 		c.integer(int64(len(b)))
 		return
 	}
@@ -515,6 +527,7 @@ func setrangeCommand(c *client, argv [][]byte) {
 	}
 	s.dirty++
 	s.signalModifiedKey(c.db, argv[1])
+	s.notify(notifyString, "setrange", argv[1], c.db.id)
 	c.integer(int64(len(p.str())))
 }
 
@@ -570,6 +583,7 @@ func (s *Server) incrDecr(c *client, key []byte, by int64) {
 	}
 	s.dirty++
 	s.signalModifiedKey(c.db, key)
+	s.notify(notifyString, "incrby", key, c.db.id)
 	c.integer(cur)
 }
 
@@ -612,6 +626,7 @@ func incrbyfloatCommand(c *client, argv [][]byte) {
 	}
 	s.dirty++
 	s.signalModifiedKey(c.db, argv[1])
+	s.notify(notifyString, "incrbyfloat", argv[1], c.db.id)
 	c.bulk(out)
 	// Propagate as SET key <result> KEEPTTL so float rounding cannot differ.
 	c.rewriteArgv([]byte("SET"), cloneBytes(argv[1]), cloneBytes(out), []byte("KEEPTTL"))

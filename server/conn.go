@@ -138,12 +138,18 @@ func (s *Server) connLoop(c *client) {
 // barrier. It returns false if the connection must close.
 func (s *Server) runBatch(c *client) bool {
 	n := c.rd.ncmds()
+	var lastA *aof.AOF // busy-script gate: a chunk it answered has no AOF of its own
 	for i := 0; i < n; {
 		var a *aof.AOF
 		var ok bool
 		i, a, ok = s.execChunk(c, i, n)
 		if !ok {
 			return false
+		}
+		if a != nil {
+			lastA = a
+		} else {
+			a = lastA
 		}
 		if c.connFlags&flagBlocked != 0 {
 			// Replies before the blocking command go out now; the rest
@@ -176,6 +182,14 @@ func (s *Server) runBatch(c *client) bool {
 // panic in a command is contained: it is logged, the client gets an error
 // and is closed, and the executor is released.
 func (s *Server) execChunk(c *client, i, n int) (next int, a *aof.AOF, ok bool) {
+	// Busy-script gate (script_busy.go): while a script of this server runs
+	// past busy-reply-threshold, answer BUSY & co. without waiting for the
+	// executor. Normal path: one atomic load.
+	if scriptsRunning.Load() != 0 {
+		if j := s.busyGate(c, i, n); j > i {
+			return j, nil, true
+		}
+	}
 	s.mu.Lock()
 	ok = true
 	defer func() {

@@ -35,7 +35,9 @@ func (s *Server) cronLoop() {
 		}
 		s.mu.Lock()
 		s.updateLRUClock()
-		if !s.loading {
+		// A busy script lends the executor only so that waiting clients
+		// can be told BUSY: no expiry, rehash or save may start mid-script.
+		if !s.loading && s.lendingRun() == nil {
 			if s.activeExpire && s.cfg.ActiveExpireEnabled {
 				s.activeExpireCycle(time.Second / time.Duration(hz) / 4)
 			}

@@ -73,6 +73,9 @@ func TestDiffStringsCounters(t *testing.T) {
 		cmd("INCRBY", "c", "x"), cmd("INCRBY", "c", "1.5"), cmd("INCRBY", "c", ""), cmd("INCRBY", "c", " 1"),
 		cmd("INCRBY", "c", "+1"), cmd("INCRBY", "c", "01"), cmd("INCRBY", "c", "-0"),
 		cmd("SET", "max", "9223372036854775807"), cmd("INCR", "max"), cmd("INCRBY", "max", "1"), cmd("INCRBY", "max", "0"),
+		// Beyond uint64: must not wrap around to a small number.
+		cmd("SET", "huge", "18446744073709551616"), cmd("INCR", "huge"), cmd("OBJECT", "ENCODING", "huge"),
+		cmd("SET", "huge", "18446744073709551615"), cmd("INCR", "huge"), cmd("SET", "huge", "99999999999999999999"), cmd("DECR", "huge"),
 		cmd("DECRBY", "max", "-1"), cmd("GET", "max"),
 		cmd("SET", "min", "-9223372036854775808"), cmd("DECR", "min"), cmd("DECRBY", "min", "1"), cmd("INCRBY", "min", "-1"),
 		cmd("DECRBY", "min", "-9223372036854775808"), cmd("SET", "z", "0"), cmd("DECRBY", "z", "-9223372036854775808"),

@@ -75,7 +75,7 @@ func appendScore(dst []byte, f float64) []byte {
 }
 
 // Redis's OBJ_* type codes, mixed into every key digest.
-var redisTypeCode = [...]uint32{typString: 0, typList: 1, typSet: 2, typZSet: 3, typHash: 4}
+var redisTypeCode = [...]uint32{typString: 0, typList: 1, typSet: 2, typZSet: 3, typHash: 4, typStream: 6}
 
 // mixValue adds e's type and content to d (Redis xorObjectDigest).
 func mixValue(d *digest, e entry, hasExpire bool) {
@@ -117,6 +117,20 @@ func mixCollection(d *digest, v *rdb.Value) {
 			ed.mix(p[0])
 			ed.mix(p[1])
 			d.xorDigest(&ed)
+		}
+	case rdb.KindStream:
+		// Redis: mix "<ms>.<seq>" then each field and value, in ID order
+		// (groups are not digested).
+		var buf [48]byte
+		for _, e := range v.Stream.Entries {
+			b := strconv.AppendUint(buf[:0], e.ID.Ms, 10)
+			b = append(b, '.')
+			b = strconv.AppendUint(b, e.ID.Seq, 10)
+			d.mix(b)
+			for _, p := range e.Fields {
+				d.mix(p[0])
+				d.mix(p[1])
+			}
 		}
 	}
 }

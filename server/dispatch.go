@@ -16,6 +16,13 @@ func (s *Server) processCommand(c *client, argv [][]byte) {
 	if len(argv) == 0 {
 		return
 	}
+	// Busy script (script_busy.go): a client let in while a script past
+	// busy-reply-threshold lends the executor gets BUSY & co.
+	if scriptsRunning.Load() != 0 {
+		if run := s.lendingRun(); run != nil && run.answer(s, c, argv, true) {
+			return
+		}
+	}
 	cmd, container := s.lookupCommand(argv)
 	if cmd == nil {
 		if container != nil {

@@ -34,6 +34,7 @@ func (s *Server) deleteExpired(db *DB, key []byte) {
 		cmd = "UNLINK"
 	}
 	s.propagate(db.id, [][]byte{[]byte(cmd), cloneBytes(key)})
+	s.notify(notifyExpired, "expired", key, db.id)
 	s.signalModifiedKey(db, key)
 }
 
@@ -42,11 +43,13 @@ func (s *Server) lookupRead(c *client, key []byte) (entry, bool) {
 	db := c.db
 	if s.expireIfNeeded(db, key) {
 		s.stats.keyspaceMisses++
+		s.keymiss(c, key)
 		return entry{}, false
 	}
 	p := db.keys.GetPtr(bstr(key))
 	if p == nil {
 		s.stats.keyspaceMisses++
+		s.keymiss(c, key)
 		return entry{}, false
 	}
 	s.stats.keyspaceHits++
@@ -111,6 +114,7 @@ func (s *Server) setKey(db *DB, key []byte, v entry, keepTTL bool) {
 		if t := v.typ(); t == typList || t == typZSet {
 			s.signalKeyAsReady(db, key)
 		}
+		s.notify(notifyNew, "new", key, db.id)
 	}
 	if !keepTTL && db.expires.Len() > 0 {
 		db.expires.Delete(k)
@@ -125,6 +129,7 @@ func (s *Server) addKey(db *DB, key []byte, v entry) {
 	if t := v.typ(); t == typList || t == typZSet {
 		s.signalKeyAsReady(db, key)
 	}
+	s.notify(notifyNew, "new", key, db.id)
 }
 
 // removeKey deletes key and its TTL. The snapshot hook must already have

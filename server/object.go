@@ -12,9 +12,10 @@ const (
 	typSet
 	typZSet
 	typHash
+	typStream
 )
 
-var typeNames = [...]string{"string", "list", "set", "zset", "hash"}
+var typeNames = [...]string{"string", "list", "set", "zset", "hash", "stream"}
 
 // entry is one key's value, 16 bytes so that the keyspace stays compact.
 //
@@ -154,10 +155,11 @@ func parseCanonicalInt(b []byte) (int64, bool) {
 		if c < '0' || c > '9' {
 			return 0, false
 		}
-		if v > (1<<64-1)/10 {
+		d := uint64(c - '0')
+		if v > (1<<64-1)/10 || v*10 > 1<<64-1-d {
 			return 0, false
 		}
-		v = v*10 + uint64(c-'0')
+		v = v*10 + d
 	}
 	if neg {
 		if v > 1<<63 {

@@ -21,6 +21,8 @@ func objEncoding(e entry) string {
 		return (*zsetObj)(e.ptr).encoding()
 	case typHash:
 		return (*hashObj)(e.ptr).encoding()
+	case typStream:
+		return (*streamObj)(e.ptr).encoding()
 	}
 	return "unknown"
 }
@@ -44,6 +46,8 @@ func objClone(e entry) entry {
 		out = newObjEntry(typZSet, unsafe.Pointer((*zsetObj)(e.ptr).clone()))
 	case typHash:
 		out = newObjEntry(typHash, unsafe.Pointer((*hashObj)(e.ptr).clone()))
+	case typStream:
+		out = newObjEntry(typStream, unsafe.Pointer((*streamObj)(e.ptr).clone()))
 	}
 	return out
 }
@@ -60,6 +64,8 @@ func objMemUsage(e entry) int64 {
 		return (*zsetObj)(e.ptr).memUsage()
 	case typHash:
 		return (*hashObj)(e.ptr).memUsage()
+	case typStream:
+		return (*streamObj)(e.ptr).memUsage()
 	}
 	return 0
 }
@@ -78,6 +84,8 @@ func objToRDB(e entry) *rdb.Value {
 		return (*zsetObj)(e.ptr).toRDB()
 	case typHash:
 		return (*hashObj)(e.ptr).toRDB()
+	case typStream:
+		return (*streamObj)(e.ptr).toRDB()
 	}
 	return nil
 }
@@ -95,6 +103,8 @@ func (s *Server) objFromRDB(v *rdb.Value) entry {
 		return newObjEntry(typZSet, unsafe.Pointer(zsetFromRDB(v, s)))
 	case rdb.KindHash:
 		return newObjEntry(typHash, unsafe.Pointer(hashFromRDB(v, s)))
+	case rdb.KindStream:
+		return newObjEntry(typStream, unsafe.Pointer(streamFromRDBValue(v, s)))
 	}
 	return entry{}
 }
@@ -111,6 +121,8 @@ func objLength(e entry) int {
 		return (*zsetObj)(e.ptr).length()
 	case typHash:
 		return (*hashObj)(e.ptr).length()
+	case typStream:
+		return (*streamObj)(e.ptr).lengthInt()
 	}
 	return 0
 }

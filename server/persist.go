@@ -171,6 +171,7 @@ func (s *Server) encodeAll(enc snapEncoder, aofBase bool) error {
 	if err := enc.Header(rdb.StandardAux(time.Now().Unix(), s.usedMemory(), aofBase)); err != nil {
 		return err
 	}
+	s.writeFunctions(enc) // function libraries come before the keys
 	for _, db := range s.dbs {
 		if db.size() == 0 {
 			continue
@@ -279,9 +280,7 @@ func (v *rdbLoader) ResizeDB(dbSize, expiresSize uint64) error {
 	}
 	return nil
 }
-func (v *rdbLoader) Function(code []byte) error {
-	return errors.New("the RDB holds a function library, which this server does not support yet")
-}
+func (v *rdbLoader) Function(code []byte) error { return v.s.loadFunctionLib(code) }
 func (v *rdbLoader) Key(dbID int, key []byte, val *rdb.Value, expireMs int64) error {
 	s := v.s
 	if dbID >= len(s.dbs) {

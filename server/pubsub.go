@@ -9,11 +9,15 @@ import (
 type pubsubState struct {
 	channels map[string]map[*client]struct{}
 	patterns map[string]map[*client]struct{}
+	// notifyFlags caches notify-keyspace-events as NOTIFY_* bits
+	// (notifyUnknown until first used; see notify.go).
+	notifyFlags int
 }
 
 func (p *pubsubState) init() {
 	p.channels = map[string]map[*client]struct{}{}
 	p.patterns = map[string]map[*client]struct{}{}
+	p.notifyFlags = notifyUnknown
 }
 
 func init() {

@@ -42,6 +42,13 @@ func (e *respBaseEncoder) Header(_ []rdb.Aux) error {
 	return e.err
 }
 
+// Function writes a library as Redis 7.0's rewriteFunctions does: FUNCTION
+// LOAD <code>, before any SELECT.
+func (e *respBaseEncoder) Function(code []byte) error {
+	e.write([]byte("FUNCTION"), []byte("LOAD"), code)
+	return e.err
+}
+
 func (e *respBaseEncoder) SelectDB(db int, _, _ uint64) error {
 	e.write([]byte("SELECT"), []byte(strconv.Itoa(db)))
 	return e.err
@@ -87,6 +94,8 @@ func (e *respBaseEncoder) Key(key []byte, v *rdb.Value, expireMs int64) error {
 			items = append(items, p[0], p[1])
 		}
 		e.chunks("HMSET", key, items, 2*aofRewriteItemsPerCmd)
+	case rdb.KindStream:
+		e.stream(key, v.Stream)
 	}
 	if expireMs >= 0 {
 		e.write([]byte("PEXPIREAT"), key, []byte(strconv.FormatInt(expireMs, 10)))
@@ -99,4 +108,49 @@ func (e *respBaseEncoder) Close() error {
 		return e.err
 	}
 	return e.w.Flush()
+}
+
+// stream writes a stream as Redis 7.0's rewriteStreamObject: one XADD per
+// entry (an empty stream is made with "XADD key MAXLEN 0 0-1 x y"), then
+// XSETID with ENTRIESADDED and MAXDELETEDID, then per group XGROUP CREATE
+// ... ENTRIESREAD, and per consumer either an XCLAIM ... JUSTID FORCE for
+// each pending entry or XGROUP CREATECONSUMER when it has none.
+func (e *respBaseEncoder) stream(key []byte, st *rdb.Stream) {
+	id := func(x rdb.StreamID) []byte {
+		b := strconv.AppendUint(nil, x.Ms, 10)
+		b = append(b, '-')
+		return strconv.AppendUint(b, x.Seq, 10)
+	}
+	num := func(v int64) []byte { return strconv.AppendInt(nil, v, 10) }
+	if len(st.Entries) > 0 {
+		for _, en := range st.Entries {
+			argv := make([][]byte, 0, 3+2*len(en.Fields))
+			argv = append(argv, []byte("XADD"), key, id(en.ID))
+			for _, f := range en.Fields {
+				argv = append(argv, f[0], f[1])
+			}
+			e.write(argv...)
+		}
+	} else {
+		e.write([]byte("XADD"), key, []byte("MAXLEN"), []byte("0"), []byte("0-1"), []byte("x"), []byte("y"))
+	}
+	e.write([]byte("XSETID"), key, id(st.LastID), []byte("ENTRIESADDED"), num(int64(st.EntriesAdded)), []byte("MAXDELETEDID"), id(st.MaxDeletedID))
+	for _, g := range st.Groups {
+		e.write([]byte("XGROUP"), []byte("CREATE"), key, g.Name, id(g.LastID), []byte("ENTRIESREAD"), num(g.EntriesRead))
+		byConsumer := map[string][]rdb.StreamPending{}
+		for _, p := range g.PEL {
+			byConsumer[string(p.Consumer)] = append(byConsumer[string(p.Consumer)], p)
+		}
+		for _, c := range g.Consumers {
+			pel := byConsumer[string(c.Name)]
+			if len(pel) == 0 {
+				e.write([]byte("XGROUP"), []byte("CREATECONSUMER"), key, g.Name, c.Name)
+				continue
+			}
+			for _, p := range pel {
+				e.write([]byte("XCLAIM"), key, g.Name, c.Name, []byte("0"), id(p.ID), []byte("TIME"), num(p.DeliveryTime),
+					[]byte("RETRYCOUNT"), num(int64(p.DeliveryCount)), []byte("JUSTID"), []byte("FORCE"))
+			}
+		}
+	}
 }

@@ -24,6 +24,7 @@ func init() {
 		sc("script|load", 3, cmdNoScript|cmdStale, scriptLoadCommand, "Load the specified Lua script into the script cache.", "2.6.0"),
 		sc("script|exists", -3, cmdNoScript, scriptExistsCommand, "Check existence of scripts in the script cache.", "2.6.0"),
 		sc("script|flush", -2, cmdNoScript, scriptFlushCommand, "Remove all the scripts from the script cache.", "2.6.0"),
+		sc("script|kill", 2, cmdNoScript|cmdAllowBusy, scriptKillCommand, "Kill the script currently in execution.", "2.6.0"),
 		sc("script|help", 2, cmdLoading|cmdStale, scriptHelpCommand, "Show helpful text about the different subcommands", "5.0.0"),
 	)
 }
@@ -72,7 +73,9 @@ func evalGeneric(c *client, argv [][]byte, bySha, ro bool) {
 	}
 	keys := argv[3 : 3+numkeys]
 	args := argv[3+numkeys:]
+	eng.argv = argv
 	eng.run(c, sha, keys, args, ro)
+	eng.argv = nil
 }
 
 func scriptLoadCommand(c *client, argv [][]byte) {

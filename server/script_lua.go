@@ -3,8 +3,10 @@ package server
 import (
 	"bytes"
 	"crypto/sha1"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"regexp"
@@ -27,6 +29,18 @@ type luaEngine struct {
 	noWrites map[string]bool
 
 	ro bool // the running script may not write
+
+	// source names the chunks in error locations: "@user_script" for
+	// EVAL, "@user_function" for FCALL.
+	source string
+	// fnReg is the server's function libraries (FUNCTION LOAD). It lives
+	// here, on the EVAL engine, so the Server needs no field of its own;
+	// SCRIPT FLUSH hands it over to the new engine.
+	fnReg *funcEngine
+	// argv is the command running the script (FUNCTION STATS).
+	argv [][]byte
+	// run is the script in execution (busy-script state), nil when idle.
+	cur *scriptRun
 }
 
 // scriptEngine returns the server's Lua state (created on first use; only
@@ -40,16 +54,21 @@ func (s *Server) scriptEngine() *luaEngine {
 
 func (s *Server) resetScriptEngine() {
 	if s.lua != nil {
+		reg := s.lua.fnReg
 		s.lua.L.Close()
 		s.lua = nil
+		if reg != nil {
+			s.scriptEngine().fnReg = reg
+		}
 	}
 }
 
 const luaScriptSource = "@user_script"
 
 func newLuaEngine(s *Server) *luaEngine {
-	e := &luaEngine{s: s, funcs: map[string]*lua.LFunction{}, noWrites: map[string]bool{}}
+	e := &luaEngine{s: s, funcs: map[string]*lua.LFunction{}, noWrites: map[string]bool{}, source: luaScriptSource}
 	e.fake = s.newFakeClient()
+	e.fake.addr = "lua" // as MONITOR shows the commands scripts run
 	L := lua.NewState(lua.Options{SkipOpenLibs: true})
 	e.L = L
 	for _, lib := range []struct {
@@ -85,6 +104,7 @@ func newLuaEngine(s *Server) *luaEngine {
 		"REPL_NONE": 0, "REPL_AOF": 1, "REPL_SLAVE": 2, "REPL_REPLICA": 2, "REPL_ALL": 3} {
 		r.RawSetString(n, lua.LNumber(v))
 	}
+	setRedisVersion(r)
 	g.RawSetString("redis", r)
 	// pcall returns the message of an error table, not the table.
 	origPcall := g.RawGetString("pcall")
@@ -117,12 +137,13 @@ func newLuaEngine(s *Server) *luaEngine {
 	// undefined global is an error.
 	g.RawSetString("bit", luaBitLib(L))
 	g.RawSetString("cjson", luaCjsonLib(L))
-	for _, lib := range []string{"redis", "string", "math", "table", "bit", "cjson"} {
+	g.RawSetString("cmsgpack", luaCmsgpackLib(L))
+	for _, lib := range []string{"redis", "string", "math", "table", "bit", "cjson", "cmsgpack"} {
 		g.RawSetString(lib, readonlyProxy(L, g.RawGetString(lib).(*lua.LTable), false))
 	}
 	e.env = readonlyProxy(L, g, true)
 	g.RawSetString("_G", e.env)
-	e.errh = L.NewFunction(luaErrHandler)
+	e.errh = L.NewFunction(func(L *lua.LState) int { return luaErrHandler(L, e.source) })
 	return e
 }
 
@@ -154,7 +175,7 @@ func readonlyProxy(L *lua.LState, t *lua.LTable, strict bool) *lua.LTable {
 	return p
 }
 
-func luaErrHandler(L *lua.LState) int {
+func luaErrHandler(L *lua.LState, source string) int {
 	ev := L.Get(1)
 	t, ok := ev.(*lua.LTable)
 	if !ok {
@@ -175,7 +196,7 @@ func luaErrHandler(L *lua.LState) int {
 		if f, isF := fn.(*lua.LFunction); isF && f.IsG {
 			continue
 		}
-		t.RawSetString("source", lua.LString(luaScriptSource))
+		t.RawSetString("source", lua.LString(source))
 		t.RawSetString("line", lua.LNumber(dbg.CurrentLine))
 		break
 	}
@@ -237,8 +258,8 @@ func (e *luaEngine) compile(sha string, body []byte) string {
 }
 
 var (
-	luaSyntaxAt  = regexp.MustCompile(`^user_script line:(\d+)\(column:\d+\) near '(.*)':\s+(.*)$`)
-	luaSyntaxEOF = regexp.MustCompile(`^user_script at EOF:\s+(.*)$`)
+	luaSyntaxAt  = regexp.MustCompile(`^(user_script|user_function) line:(\d+)\(column:\d+\) near '(.*)':\s+(.*)$`)
+	luaSyntaxEOF = regexp.MustCompile(`^(user_script|user_function) at EOF:\s+(.*)$`)
 )
 
 // luaSyntaxMessage rewrites gopher-lua's parse errors in the form of the C
@@ -254,34 +275,62 @@ func luaSyntaxMessage(msg string, body []byte) string {
 		return m
 	}
 	if m := luaSyntaxAt.FindStringSubmatch(msg); m != nil {
-		return "user_script:" + m[1] + ": " + what(m[3]) + " near '" + m[2] + "'"
+		return m[1] + ":" + m[2] + ": " + what(m[4]) + " near '" + m[3] + "'"
 	}
 	if m := luaSyntaxEOF.FindStringSubmatch(msg); m != nil {
 		line := bytes.Count(body, []byte("\n")) + 1
-		return "user_script:" + strconv.Itoa(line) + ": " + what(m[1]) + " near '<eof>'"
+		return m[1] + ":" + strconv.Itoa(line) + ": " + what(m[2]) + " near '<eof>'"
 	}
 	return msg
 }
 
 func (e *luaEngine) run(c *client, sha string, keys, args [][]byte, ro bool) {
-	L := e.L
 	e.ro = ro || e.noWrites[sha]
+	g := e.L.G.Global
+	g.RawSetString("KEYS", bytesTable(e.L, keys))
+	g.RawSetString("ARGV", bytesTable(e.L, args))
+	e.exec(c, e.funcs[sha], sha, true)
+}
+
+// exec calls fn with the arguments already pushed after it (none for
+// EVAL, KEYS and ARGV for a function) and replies its result; name is what
+// error messages call the script (its sha or the function name).
+func (e *luaEngine) exec(c *client, fn *lua.LFunction, name string, isEval bool, fargs ...lua.LValue) {
+	L := e.L
 	e.fake.db = c.db
 	e.fake.resp = 2
 	defer L.SetTop(0)
-	g := L.G.Global
-	g.RawSetString("KEYS", bytesTable(L, keys))
-	g.RawSetString("ARGV", bytesTable(L, args))
-	L.Push(e.funcs[sha])
-	if err := L.PCall(0, 1, e.errh); err != nil {
+	if s := e.s; len(s.monitors) > 0 && e.argv != nil {
+		// EVAL and FCALL skip the monitors in processCommand: they are fed
+		// here, before the commands they run.
+		s.feedMonitors(c, e.argv)
+	}
+	run := e.s.beginScriptRun(e, c, name, isEval)
+	defer e.s.endScriptRun(e, run)
+	L.Push(fn)
+	for _, a := range fargs {
+		L.Push(a)
+	}
+	if err := L.PCall(len(fargs), 1, e.errh); err != nil {
 		var obj lua.LValue = lua.LString(err.Error())
 		if ae, ok := err.(*lua.ApiError); ok && ae.Object != nil {
 			obj = ae.Object
 		}
+		if run != nil && run.killed.Load() {
+			// SCRIPT KILL / FUNCTION KILL cancelled the VM: Redis's message
+			// at the line the script was running.
+			t, _ := obj.(*lua.LTable)
+			if t == nil {
+				t = L.NewTable()
+			}
+			t.RawSetString("err", lua.LString("ERR Script killed by user with SCRIPT KILL..."))
+			t.RawSetString("ignore_error_stats_update", lua.LFalse)
+			obj = t
+		}
 		if t, ok := obj.(*lua.LTable); ok {
 			msg := lua.LVAsString(t.RawGetString("err"))
 			if line := t.RawGetString("line"); line != lua.LNil {
-				msg += " script: " + sha + ", on " + lua.LVAsString(t.RawGetString("source")) + ":" + lua.LVAsString(line) + "."
+				msg += " script: " + name + ", on " + lua.LVAsString(t.RawGetString("source")) + ":" + lua.LVAsString(line) + "."
 			}
 			if t.RawGetString("ignore_error_stats_update") == lua.LTrue {
 				errNoStats(c, msg)
@@ -290,7 +339,7 @@ func (e *luaEngine) run(c *client, sha string, keys, args [][]byte, ro bool) {
 			}
 			return
 		}
-		c.err("ERR Error running script " + sha + ", " + truncStr(lua.LVAsString(obj), 100))
+		c.err("ERR Error running script " + name + ", " + truncStr(lua.LVAsString(obj), 100))
 		return
 	}
 	luaToReply(c, L.Get(-1), 0)
@@ -380,6 +429,12 @@ func (e *luaEngine) redisCall(L *lua.LState, raise bool) int {
 	}
 	f := e.fake
 	f.out = f.out[:0]
+	if len(s.monitors) > 0 && cmd.flags&(cmdSkipMonitor|cmdAdmin) == 0 {
+		s.feedMonitors(f, argv)
+	}
+	if e.cur != nil && cmd.flags&cmdWrite != 0 {
+		e.cur.wrote.Store(true) // from now on SCRIPT KILL refuses (UNKILLABLE)
+	}
 	s.call(f, cmd, argv)
 	v, _, isErr := respToLua(L, f.out)
 	f.out = f.out[:0]
@@ -836,4 +891,327 @@ func cjsonString(b []byte, s string) []byte {
 		}
 	}
 	return append(b, '"')
+}
+
+// luaCmsgpackLib is the lua-cmsgpack 0.4.0 library Redis bundles:
+// cmsgpack.pack / unpack / unpack_one / unpack_limit, byte for byte (maps
+// are written in this Lua's table iteration order).
+func luaCmsgpackLib(L *lua.LState) *lua.LTable {
+	t := L.NewTable()
+	t.RawSetString("pack", L.NewFunction(func(L *lua.LState) int {
+		n := L.GetTop()
+		if n == 0 {
+			L.RaiseError("bad argument #0 to 'pack' (MessagePack pack needs input.)")
+			return 0
+		}
+		var b []byte
+		for i := 1; i <= n; i++ {
+			b = mpEncode(b, L.Get(i), 0)
+		}
+		L.Push(lua.LString(b))
+		return 1
+	}))
+	t.RawSetString("unpack", L.NewFunction(func(L *lua.LState) int {
+		return mpUnpack(L, 0, 0)
+	}))
+	t.RawSetString("unpack_one", L.NewFunction(func(L *lua.LState) int {
+		off := int64(L.OptInt64(2, 0))
+		return mpUnpack(L, 1, off)
+	}))
+	t.RawSetString("unpack_limit", L.NewFunction(func(L *lua.LState) int {
+		limit := L.CheckInt64(2)
+		off := L.OptInt64(3, 0)
+		return mpUnpack(L, limit, off)
+	}))
+	t.RawSetString("_NAME", lua.LString("cmsgpack"))
+	t.RawSetString("_VERSION", lua.LString("lua-cmsgpack 0.4.0"))
+	t.RawSetString("_COPYRIGHT", lua.LString("Copyright (C) 2012, Salvatore Sanfilippo"))
+	t.RawSetString("_DESCRIPTION", lua.LString("MessagePack C implementation for Lua"))
+	return t
+}
+
+const mpMaxNesting = 16
+
+// mpInt64Equivalent is IS_INT64_EQUIVALENT: the double survives a round
+// trip through int64 (C's out-of-range cast gives INT64_MIN on x86).
+func mpInt64Equivalent(f float64) bool {
+	if math.IsInf(f, 0) || math.IsNaN(f) || f < -9.223372036854775808e18 || f >= 9.223372036854775808e18 {
+		return false
+	}
+	return float64(int64(f)) == f
+}
+
+func mpEncode(b []byte, v lua.LValue, level int) []byte {
+	switch x := v.(type) {
+	case lua.LString:
+		n := len(x)
+		switch {
+		case n < 32:
+			b = append(b, 0xa0|byte(n))
+		case n <= 0xff:
+			b = append(b, 0xd9, byte(n))
+		case n <= 0xffff:
+			b = append(b, 0xda, byte(n>>8), byte(n))
+		default:
+			b = append(b, 0xdb, byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
+		}
+		return append(b, x...)
+	case lua.LBool:
+		if x {
+			return append(b, 0xc3)
+		}
+		return append(b, 0xc2)
+	case lua.LNumber:
+		f := float64(x)
+		if mpInt64Equivalent(f) {
+			return mpEncodeInt(b, int64(f))
+		}
+		if f32 := float32(f); float64(f32) == f {
+			return binary.BigEndian.AppendUint32(append(b, 0xca), math.Float32bits(f32))
+		}
+		return binary.BigEndian.AppendUint64(append(b, 0xcb), math.Float64bits(f))
+	case *lua.LTable:
+		if level == mpMaxNesting {
+			return append(b, 0xc0)
+		}
+		if n, ok := mpIsArray(x); ok {
+			b = mpEncodeLen(b, 0x90, 0xdc, uint64(n))
+			for j := 1; j <= n; j++ {
+				b = mpEncode(b, x.RawGetInt(j), level+1)
+			}
+			return b
+		}
+		n := 0
+		x.ForEach(func(_, _ lua.LValue) { n++ })
+		b = mpEncodeLen(b, 0x80, 0xde, uint64(n))
+		x.ForEach(func(k, e lua.LValue) {
+			b = mpEncode(b, k, level+1)
+			b = mpEncode(b, e, level+1)
+		})
+		return b
+	}
+	return append(b, 0xc0)
+}
+
+// mpIsArray is table_is_an_array: only positive integer keys (that fit an
+// int) whose maximum equals their count.
+func mpIsArray(t *lua.LTable) (int, bool) {
+	count, max, ok := 0, 0, true
+	t.ForEach(func(k, _ lua.LValue) {
+		if !ok {
+			return
+		}
+		n, isNum := k.(lua.LNumber)
+		f := float64(n)
+		if !isNum || f <= 0 || f > math.MaxInt32 || float64(int32(f)) != f {
+			ok = false
+			return
+		}
+		if int(f) > max {
+			max = int(f)
+		}
+		count++
+	})
+	return count, ok && max == count
+}
+
+func mpEncodeLen(b []byte, fix, b16 byte, n uint64) []byte {
+	switch {
+	case n <= 15:
+		return append(b, fix|byte(n))
+	case n <= 0xffff:
+		return append(b, b16, byte(n>>8), byte(n))
+	}
+	return append(b, b16+1, byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
+}
+
+func mpEncodeInt(b []byte, n int64) []byte {
+	if n >= 0 {
+		switch {
+		case n <= 127:
+			return append(b, byte(n))
+		case n <= 0xff:
+			return append(b, 0xcc, byte(n))
+		case n <= 0xffff:
+			return append(b, 0xcd, byte(n>>8), byte(n))
+		case n <= 0xffffffff:
+			return binary.BigEndian.AppendUint32(append(b, 0xce), uint32(n))
+		}
+		return binary.BigEndian.AppendUint64(append(b, 0xcf), uint64(n))
+	}
+	switch {
+	case n >= -32:
+		return append(b, byte(int8(n)))
+	case n >= -128:
+		return append(b, 0xd0, byte(n))
+	case n >= -32768:
+		return append(b, 0xd1, byte(n>>8), byte(n))
+	case n >= -2147483648:
+		return binary.BigEndian.AppendUint32(append(b, 0xd2), uint32(n))
+	}
+	return binary.BigEndian.AppendUint64(append(b, 0xd3), uint64(n))
+}
+
+var (
+	errMpEOF    = errors.New("Missing bytes in input.")
+	errMpBadFmt = errors.New("Bad data format in input.")
+)
+
+// mpUnpack is mp_unpack_full: limit and offset 0 decode everything and
+// return only the values; otherwise the next offset (-1 at the end) comes
+// first.
+func mpUnpack(L *lua.LState, limit, off int64) int {
+	var s string
+	switch v := L.Get(1).(type) {
+	case lua.LString:
+		s = string(v)
+	case lua.LNumber:
+		s = luaFmtNumber(float64(v))
+	default:
+		got := "no value"
+		if L.GetTop() >= 1 {
+			got = v.Type().String()
+		}
+		L.RaiseError("bad argument #1 to 'unpack' (string expected, got %s)", got)
+	}
+	all := limit == 0 && off == 0
+	if off < 0 || limit < 0 {
+		L.RaiseError("Invalid request to unpack with offset of %d and limit of %d.", int32(off), int32(len(s)))
+		return 0
+	}
+	if off > int64(len(s)) {
+		L.RaiseError("Start offset %d greater than input length %d.", int32(off), int32(len(s)))
+		return 0
+	}
+	if all {
+		limit = math.MaxInt32
+	}
+	p := []byte(s[off:])
+	var vals []lua.LValue
+	for cnt := int64(0); len(p) > 0 && cnt < limit; cnt++ {
+		v, rest, err := mpDecode(L, p)
+		if err != nil {
+			L.RaiseError("%s", err.Error())
+			return 0
+		}
+		vals = append(vals, v)
+		p = rest
+	}
+	if !all {
+		next := int64(len(s) - len(p))
+		if len(p) == 0 {
+			next = -1
+		}
+		L.Push(lua.LNumber(next))
+	}
+	for _, v := range vals {
+		L.Push(v)
+	}
+	if !all {
+		return len(vals) + 1
+	}
+	return len(vals)
+}
+
+func mpDecode(L *lua.LState, p []byte) (lua.LValue, []byte, error) {
+	if len(p) < 1 {
+		return nil, nil, errMpEOF
+	}
+	need := func(n int) bool { return len(p) >= n }
+	str := func(hdr, n int) (lua.LValue, []byte, error) {
+		if !need(hdr + n) {
+			return nil, nil, errMpEOF
+		}
+		return lua.LString(p[hdr : hdr+n]), p[hdr+n:], nil
+	}
+	be := func(n int) uint64 {
+		var u uint64
+		for i := 1; i <= n; i++ {
+			u = u<<8 | uint64(p[i])
+		}
+		return u
+	}
+	fixed := map[byte]int{0xcc: 2, 0xd0: 2, 0xcd: 3, 0xd1: 3, 0xce: 5, 0xd2: 5, 0xcf: 9, 0xd3: 9, 0xca: 5, 0xcb: 9,
+		0xd9: 2, 0xda: 3, 0xdb: 5, 0xdc: 3, 0xdd: 5, 0xde: 3, 0xdf: 5}
+	if n, ok := fixed[p[0]]; ok && !need(n) {
+		return nil, nil, errMpEOF
+	}
+	switch p[0] {
+	case 0xcc, 0xcd, 0xce:
+		n := map[byte]int{0xcc: 1, 0xcd: 2, 0xce: 4}[p[0]]
+		return lua.LNumber(be(n)), p[n+1:], nil
+	case 0xd0:
+		return lua.LNumber(int8(p[1])), p[2:], nil
+	case 0xd1:
+		return lua.LNumber(int16(be(2))), p[3:], nil
+	case 0xd2:
+		return lua.LNumber(int32(be(4))), p[5:], nil
+	case 0xcf, 0xd3:
+		return lua.LNumber(int64(be(8))), p[9:], nil
+	case 0xc0:
+		return lua.LNil, p[1:], nil
+	case 0xc3:
+		return lua.LTrue, p[1:], nil
+	case 0xc2:
+		return lua.LFalse, p[1:], nil
+	case 0xca:
+		return lua.LNumber(math.Float32frombits(uint32(be(4)))), p[5:], nil
+	case 0xcb:
+		return lua.LNumber(math.Float64frombits(be(8))), p[9:], nil
+	case 0xd9:
+		return str(2, int(p[1]))
+	case 0xda:
+		return str(3, int(be(2)))
+	case 0xdb:
+		return str(5, int(be(4)))
+	case 0xdc:
+		return mpDecodeAgg(L, p[3:], int(be(2)), false)
+	case 0xdd:
+		return mpDecodeAgg(L, p[5:], int(be(4)), false)
+	case 0xde:
+		return mpDecodeAgg(L, p[3:], int(be(2)), true)
+	case 0xdf:
+		return mpDecodeAgg(L, p[5:], int(be(4)), true)
+	}
+	switch c := p[0]; {
+	case c&0x80 == 0:
+		return lua.LNumber(c), p[1:], nil
+	case c&0xe0 == 0xe0:
+		return lua.LNumber(int8(c)), p[1:], nil
+	case c&0xe0 == 0xa0:
+		return str(1, int(c&0x1f))
+	case c&0xf0 == 0x90:
+		return mpDecodeAgg(L, p[1:], int(c&0xf), false)
+	case c&0xf0 == 0x80:
+		return mpDecodeAgg(L, p[1:], int(c&0xf), true)
+	}
+	return nil, nil, errMpBadFmt
+}
+
+func mpDecodeAgg(L *lua.LState, p []byte, n int, isMap bool) (lua.LValue, []byte, error) {
+	t := L.NewTable()
+	for i := 1; i <= n; i++ {
+		var k, v lua.LValue
+		var err error
+		if isMap {
+			if k, p, err = mpDecode(L, p); err != nil {
+				return nil, nil, err
+			}
+		} else {
+			k = lua.LNumber(i)
+		}
+		if v, p, err = mpDecode(L, p); err != nil {
+			return nil, nil, err
+		}
+		switch kk := k.(type) {
+		case *lua.LNilType:
+			L.RaiseError("table index is nil")
+		case lua.LNumber:
+			if math.IsNaN(float64(kk)) {
+				L.RaiseError("table index is NaN")
+			}
+		}
+		t.RawSet(k, v)
+	}
+	return t, p, nil
 }

@@ -318,5 +318,6 @@ func bitfieldGeneric(c *client, argv [][]byte, roCmd bool) {
 	if changes > 0 {
 		s.dirty += int64(changes)
 		s.signalModifiedKey(c.db, argv[1])
+		s.notify(notifyString, "setbit", argv[1], c.db.id)
 	}
 }

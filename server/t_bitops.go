@@ -136,6 +136,7 @@ func setbitCommand(c *client, argv [][]byte) {
 		}
 		s.dirty++
 		s.signalModifiedKey(c.db, argv[1])
+		s.notify(notifyString, "setbit", argv[1], c.db.id)
 	}
 	if old {
 		c.integer(1)
@@ -430,6 +431,7 @@ func bitopCommand(c *client, argv [][]byte) {
 		if s.deleteKey(c.db, dest) {
 			s.dirty++
 			s.signalModifiedKey(c.db, dest)
+			s.notify(notifyGeneric, "del", dest, c.db.id)
 		}
 		c.integer(0)
 		return
@@ -449,6 +451,7 @@ func bitopCommand(c *client, argv [][]byte) {
 	s.setKey(c.db, dest, newRawStringEntry(res), false)
 	s.dirty++
 	s.signalModifiedKey(c.db, dest)
+	s.notify(notifyString, "set", dest, c.db.id)
 	c.integer(int64(maxLen))
 }
 

@@ -278,6 +278,7 @@ func hsetGeneric(c *client, argv [][]byte, hmset bool) {
 		}
 	}
 	s.signalModifiedKey(c.db, key)
+	s.notify(notifyHash, "hset", key, c.db.id)
 	s.dirty += int64((len(argv) - 2) / 2)
 	if hmset {
 		c.ok()
@@ -299,6 +300,7 @@ func hsetnxCommand(c *client, argv [][]byte) {
 	}
 	h.set(s, argv[2], argv[3])
 	s.signalModifiedKey(c.db, key)
+	s.notify(notifyHash, "hset", key, c.db.id)
 	s.dirty++
 	c.integer(1)
 }
@@ -378,17 +380,23 @@ func hdelCommand(c *client, argv [][]byte) {
 	}
 	h := (*hashObj)(p.ptr)
 	deleted := 0
+	removed := false
 	for _, f := range argv[2:] {
 		if h.del(f) {
 			deleted++
 			if h.length() == 0 {
 				s.deleteKey(c.db, key)
+				removed = true
 				break
 			}
 		}
 	}
 	if deleted > 0 {
 		s.signalModifiedKey(c.db, key)
+		s.notify(notifyHash, "hdel", key, c.db.id)
+		if removed {
+			s.notify(notifyGeneric, "del", key, c.db.id)
+		}
 		s.dirty += int64(deleted)
 	}
 	c.integer(int64(deleted))
@@ -462,6 +470,7 @@ func hincrbyCommand(c *client, argv [][]byte) {
 	h.set(s, argv[2], strconv.AppendInt(nil, cur, 10))
 	c.integer(cur)
 	s.signalModifiedKey(c.db, key)
+	s.notify(notifyHash, "hincrby", key, c.db.id)
 	s.dirty++
 }
 
@@ -507,6 +516,7 @@ func hincrbyfloatCommand(c *client, argv [][]byte) {
 	h.set(s, argv[2], out)
 	c.bulk(out)
 	s.signalModifiedKey(c.db, key)
+	s.notify(notifyHash, "hincrbyfloat", key, c.db.id)
 	s.dirty++
 	// Logged as HSET so that float rounding on replay cannot differ.
 	c.rewriteArgv([]byte("HSET"), cloneBytes(key), cloneBytes(argv[2]), out)

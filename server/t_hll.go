@@ -667,6 +667,7 @@ func pfaddCommand(c *client, argv [][]byte) {
 	}
 	if updated > 0 {
 		s.signalModifiedKey(c.db, key)
+		s.notify(notifyString, "pfadd", key, c.db.id)
 		s.dirty += int64(updated)
 		hllInvalidateCache(rs.b)
 	}
@@ -783,6 +784,7 @@ func pfmergeCommand(c *client, argv [][]byte) {
 	}
 	hllInvalidateCache(rs.b)
 	s.signalModifiedKey(c.db, key)
+	s.notify(notifyString, "pfadd", key, c.db.id)
 	s.dirty++
 	c.ok()
 }

@@ -251,7 +251,23 @@ func pushGeneric(c *client, argv [][]byte, head, xx bool) {
 	}
 	c.integer(int64(l.length()))
 	s.signalModifiedKey(c.db, key)
+	s.notify(notifyList, pushEvent(head), key, c.db.id)
 	s.dirty += int64(len(argv) - 2)
+}
+
+// pushEvent and popEvent name the list events of a push or pop end.
+func pushEvent(head bool) string {
+	if head {
+		return "lpush"
+	}
+	return "rpush"
+}
+
+func popEvent(head bool) string {
+	if head {
+		return "lpop"
+	}
+	return "rpop"
 }
 
 func lpopCommand(c *client, argv [][]byte) { popGeneric(c, argv, true) }
@@ -308,8 +324,10 @@ func popGeneric(c *client, argv [][]byte, head bool) {
 		}
 		c.bulk(v)
 	}
+	s.notify(notifyList, popEvent(head), key, c.db.id)
 	if l.length() == 0 {
 		s.deleteKey(c.db, key)
+		s.notify(notifyGeneric, "del", key, c.db.id)
 	}
 	s.signalModifiedKey(c.db, key)
 	s.dirty += int64(n)
@@ -425,6 +443,7 @@ func lsetCommand(c *client, argv [][]byte) {
 	l.setAt(int(idx), cloneBytes(argv[3]))
 	c.ok()
 	s.signalModifiedKey(c.db, key)
+	s.notify(notifyList, "lset", key, c.db.id)
 	s.dirty++
 }
 
@@ -479,8 +498,10 @@ func lremCommand(c *client, argv [][]byte) {
 	}
 	if removed > 0 {
 		s.signalModifiedKey(c.db, key)
+		s.notify(notifyList, "lrem", key, c.db.id)
 		if l.length() == 0 {
 			s.deleteKey(c.db, key)
+			s.notify(notifyGeneric, "del", key, c.db.id)
 		}
 		s.dirty += removed
 	}
@@ -513,8 +534,10 @@ func ltrimCommand(c *client, argv [][]byte) {
 	}
 	l.trim(ltrim, rtrim)
 	s.signalModifiedKey(c.db, key)
+	s.notify(notifyList, "ltrim", key, c.db.id)
 	if l.length() == 0 {
 		s.deleteKey(c.db, key)
+		s.notify(notifyGeneric, "del", key, c.db.id)
 	}
 	// Redis counts the removed elements: a no-op LTRIM is not logged.
 	s.dirty += int64(ltrim + rtrim)
@@ -548,6 +571,7 @@ func linsertCommand(c *client, argv [][]byte) {
 			}
 			l.insertAt(i, cloneBytes(argv[4]))
 			s.signalModifiedKey(c.db, key)
+			s.notify(notifyList, "linsert", key, c.db.id)
 			s.dirty++
 			c.integer(int64(l.length()))
 			return
@@ -700,9 +724,12 @@ func lmoveGeneric(c *client, srcKey, dstKey []byte, fromLeft, toLeft bool) {
 		dst.pushBack(v)
 	}
 	s.signalModifiedKey(c.db, dstKey)
+	s.notify(notifyList, pushEvent(toLeft), dstKey, c.db.id)
 	c.bulk(v)
+	s.notify(notifyList, popEvent(fromLeft), srcKey, c.db.id)
 	if src.length() == 0 {
 		s.deleteKey(c.db, srcKey)
+		s.notify(notifyGeneric, "del", srcKey, c.db.id)
 	}
 	s.signalModifiedKey(c.db, srcKey)
 	s.dirty++

@@ -45,8 +45,10 @@ func serveLmpop(c *client, keys [][]byte, head bool, count int64, later bool) bo
 				c.bulk(l.popBack())
 			}
 		}
+		s.notify(notifyList, popEvent(head), key, c.db.id)
 		if l.length() == 0 {
 			s.deleteKey(c.db, key)
+			s.notify(notifyGeneric, "del", key, c.db.id)
 		}
 		s.signalModifiedKey(c.db, key)
 		s.dirty += int64(n)

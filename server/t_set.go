@@ -268,6 +268,7 @@ func saddCommand(c *client, argv [][]byte) {
 	if added > 0 {
 		s.dirty += int64(added)
 		s.signalModifiedKey(c.db, key)
+		s.notify(notifySet, "sadd", key, c.db.id)
 	}
 	c.integer(int64(added))
 }
@@ -284,11 +285,13 @@ func sremCommand(c *client, argv [][]byte) {
 		return
 	}
 	deleted := 0
+	removed := false
 	for _, m := range argv[2:] {
 		if o.remove(m) {
 			deleted++
 			if o.length() == 0 {
 				s.deleteKey(c.db, key)
+				removed = true
 				break
 			}
 		}
@@ -296,6 +299,10 @@ func sremCommand(c *client, argv [][]byte) {
 	if deleted > 0 {
 		s.dirty += int64(deleted)
 		s.signalModifiedKey(c.db, key)
+		s.notify(notifySet, "srem", key, c.db.id)
+		if removed {
+			s.notify(notifyGeneric, "del", key, c.db.id)
+		}
 	}
 	c.integer(int64(deleted))
 }
@@ -383,8 +390,10 @@ func spopCommand(c *client, argv [][]byte) {
 	o.remove(m)
 	c.bulk(m)
 	c.rewriteArgv([]byte("SREM"), cloneBytes(key), m)
+	s.notify(notifySet, "spop", key, c.db.id)
 	if o.length() == 0 {
 		s.deleteKey(c.db, key)
+		s.notify(notifyGeneric, "del", key, c.db.id)
 	}
 	s.dirty++
 	s.signalModifiedKey(c.db, key)
@@ -410,9 +419,11 @@ func spopWithCount(c *client, argv [][]byte) {
 		return
 	}
 	size := o.length()
+	s.notify(notifySet, "spop", key, c.db.id)
 	if n >= int64(size) {
 		replySetUnion(c, s, []*setObj{o})
 		s.deleteKey(c.db, key)
+		s.notify(notifyGeneric, "del", key, c.db.id)
 		s.dirty++
 		s.signalModifiedKey(c.db, key)
 		c.rewriteArgv([]byte("DEL"), cloneBytes(key))
@@ -547,8 +558,10 @@ func smoveCommand(c *client, argv [][]byte) {
 		c.integer(0)
 		return
 	}
+	s.notify(notifySet, "srem", srcKey, c.db.id)
 	if so.length() == 0 {
 		s.deleteKey(c.db, srcKey)
+		s.notify(notifyGeneric, "del", srcKey, c.db.id)
 	}
 	if do == nil {
 		do = newSetFor(m)
@@ -559,6 +572,7 @@ func smoveCommand(c *client, argv [][]byte) {
 	s.dirty++
 	if do.add(s, m) {
 		s.dirty++
+		s.notify(notifySet, "sadd", dstKey, c.db.id)
 	}
 	c.integer(1)
 }
@@ -573,6 +587,8 @@ func (s *Server) setsForRead(c *client, keys [][]byte, write bool) ([]*setObj, b
 		if write {
 			if p := s.lookupWrite(c, k); p != nil {
 				e, found = *p, true
+			} else {
+				s.keymiss(c, k) // Redis 7.0 reads STORE inputs with lookupKeyRead
 			}
 		} else {
 			e, found = s.lookupRead(c, k)
@@ -642,6 +658,7 @@ func sinterGeneric(c *client, keys [][]byte, dst []byte, limit int64, cardOnly b
 			if s.deleteKey(c.db, dst) {
 				s.dirty++
 				s.signalModifiedKey(c.db, dst)
+				s.notify(notifyGeneric, "del", dst, c.db.id)
 			}
 			c.integer(0)
 		default:
@@ -675,7 +692,7 @@ func sinterGeneric(c *client, keys [][]byte, dst []byte, limit int64, cardOnly b
 		for _, m := range res {
 			out.add(s, m)
 		}
-		storeSetResult(c, s, dst, out)
+		storeSetResult(c, s, dst, out, "sinterstore")
 	default:
 		c.arrayLen(len(res))
 		for _, m := range res {
@@ -686,11 +703,12 @@ func sinterGeneric(c *client, keys [][]byte, dst []byte, limit int64, cardOnly b
 
 // storeSetResult stores a STORE variant's result (deleting dst when it is
 // empty) and replies its size.
-func storeSetResult(c *client, s *Server, dst []byte, out *setObj) {
+func storeSetResult(c *client, s *Server, dst []byte, out *setObj, event string) {
 	if out.length() == 0 {
 		if s.deleteKey(c.db, dst) {
 			s.dirty++
 			s.signalModifiedKey(c.db, dst)
+			s.notify(notifyGeneric, "del", dst, c.db.id)
 		}
 		c.integer(0)
 		return
@@ -698,6 +716,7 @@ func storeSetResult(c *client, s *Server, dst []byte, out *setObj) {
 	s.setKey(c.db, dst, newObjEntry(typSet, unsafe.Pointer(out)), false)
 	s.dirty++
 	s.signalModifiedKey(c.db, dst)
+	s.notify(notifySet, event, dst, c.db.id)
 	c.integer(int64(out.length()))
 }
 
@@ -755,7 +774,11 @@ func sunionDiffGeneric(c *client, keys [][]byte, dst []byte, diff bool) {
 		})
 	}
 	if dst != nil {
-		storeSetResult(c, s, dst, out)
+		event := "sunionstore"
+		if diff {
+			event = "sdiffstore"
+		}
+		storeSetResult(c, s, dst, out, event)
 		return
 	}
 	replySet(c, out)

@@ -360,9 +360,11 @@ func sortGeneric(c *client, argv [][]byte, readonly bool) {
 	if outputlen > 0 {
 		s.setKey(c.db, storekey, newObjEntry(typList, unsafe.Pointer(out)), false)
 		s.signalModifiedKey(c.db, storekey)
+		s.notify(notifyList, "sortstore", storekey, c.db.id)
 		s.dirty += outputlen
 	} else if s.deleteKey(c.db, storekey) {
 		s.signalModifiedKey(c.db, storekey)
+		s.notify(notifyGeneric, "del", storekey, c.db.id)
 		s.dirty++
 	}
 	c.integer(outputlen)

@@ -793,6 +793,11 @@ done:
 	if added+updated > 0 {
 		s.dirty += int64(added + updated)
 		s.signalModifiedKey(c.db, key)
+		if flags&zaddINCR != 0 {
+			s.notify(notifyZset, "zincr", key, c.db.id)
+		} else {
+			s.notify(notifyZset, "zadd", key, c.db.id)
+		}
 	}
 	if s.curCmdFailed {
 		return
@@ -825,18 +830,24 @@ func zremCommand(c *client, argv [][]byte) {
 		return
 	}
 	deleted := 0
+	removed := false
 	for _, m := range argv[2:] {
 		if z.remove(m) {
 			deleted++
 		}
 		if z.length() == 0 {
 			s.deleteKey(c.db, key)
+			removed = true
 			break
 		}
 	}
 	if deleted > 0 {
 		s.dirty += int64(deleted)
 		s.signalModifiedKey(c.db, key)
+		s.notify(notifyZset, "zrem", key, c.db.id)
+		if removed {
+			s.notify(notifyGeneric, "del", key, c.db.id)
+		}
 	}
 	c.integer(int64(deleted))
 }
@@ -1237,6 +1248,7 @@ func zrangeStoreResult(c *client, dst []byte, sink *zrangeSink) {
 		if s.deleteKey(c.db, dst) {
 			s.dirty++
 			s.signalModifiedKey(c.db, dst)
+			s.notify(notifyGeneric, "del", dst, c.db.id)
 		}
 		c.integer(0)
 		return
@@ -1263,10 +1275,19 @@ func zrangeStoreResult(c *client, dst []byte, sink *zrangeSink) {
 	s.setKey(c.db, dst, newObjEntry(typZSet, unsafe.Pointer(z)), false)
 	s.dirty++
 	s.signalModifiedKey(c.db, dst)
+	s.notify(notifyZset, "zrangestore", dst, c.db.id)
 	c.integer(int64(n))
 }
 
 func zpopminCommand(c *client, argv [][]byte) { zpopGeneric(c, argv, false) }
+
+// zpopEvent names the event of a ZPOPMIN/ZPOPMAX-like pop.
+func zpopEvent(max bool) string {
+	if max {
+		return "zpopmax"
+	}
+	return "zpopmin"
+}
 func zpopmaxCommand(c *client, argv [][]byte) { zpopGeneric(c, argv, true) }
 
 func zpopGeneric(c *client, argv [][]byte, max bool) {
@@ -1309,8 +1330,10 @@ func zpopGeneric(c *client, argv [][]byte, max bool) {
 		c.bulkDouble(sc)
 		z.deleteRankRange(rk, rk)
 	}
+	s.notify(notifyZset, zpopEvent(max), key, c.db.id)
 	if z.length() == 0 {
 		s.deleteKey(c.db, key)
+		s.notify(notifyGeneric, "del", key, c.db.id)
 	}
 	s.dirty += int64(n)
 	s.signalModifiedKey(c.db, key)
@@ -1321,6 +1344,9 @@ const (
 	zremScore
 	zremLex
 )
+
+// zremEvents are the ZREMRANGEBY* events by kind.
+var zremEvents = [...]string{zremRank: "zremrangebyrank", zremScore: "zremrangebyscore", zremLex: "zremrangebylex"}
 
 func zremrangebyrankCommand(c *client, argv [][]byte)  { zremrangeGeneric(c, argv, zremRank) }
 func zremrangebyscoreCommand(c *client, argv [][]byte) { zremrangeGeneric(c, argv, zremScore) }
@@ -1411,11 +1437,16 @@ func zremrangeGeneric(c *client, argv [][]byte, kind int) {
 	}
 	if n > 0 {
 		z.deleteRankRange(first, first+n-1)
-		if z.length() == 0 {
+		removed := z.length() == 0
+		if removed {
 			s.deleteKey(c.db, key)
 		}
 		s.dirty += int64(n)
 		s.signalModifiedKey(c.db, key)
+		s.notify(notifyZset, zremEvents[kind], key, c.db.id)
+		if removed {
+			s.notify(notifyGeneric, "del", key, c.db.id)
+		}
 	}
 	c.integer(int64(n))
 }

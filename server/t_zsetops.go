@@ -111,6 +111,9 @@ func zunionInterAggregate(target *float64, val float64, agg int) {
 	}
 }
 
+// zopStoreEvents are the Z*STORE events by operation.
+var zopStoreEvents = [...]string{zopUnion: "zunionstore", zopInter: "zinterstore", zopDiff: "zdiffstore"}
+
 func zunionstoreCommand(c *client, argv [][]byte) {
 	zsetOpGeneric(c, argv, argv[1], 2, zopUnion, false)
 }
@@ -282,6 +285,7 @@ func zsetOpGeneric(c *client, argv [][]byte, dst []byte, numkeysIdx int, op int,
 			c.integer(0)
 			if s.deleteKey(c.db, dst) {
 				s.signalModifiedKey(c.db, dst)
+				s.notify(notifyGeneric, "del", dst, c.db.id)
 				s.dirty++
 			}
 			return
@@ -289,6 +293,7 @@ func zsetOpGeneric(c *client, argv [][]byte, dst []byte, numkeysIdx int, op int,
 		s.setKey(c.db, dst, newObjEntry(typZSet, unsafe.Pointer(zsetFromSorted(s, res))), false)
 		c.integer(int64(len(res)))
 		s.signalModifiedKey(c.db, dst)
+		s.notify(notifyZset, zopStoreEvents[op], dst, c.db.id)
 		s.dirty++
 		return
 	}
@@ -447,8 +452,10 @@ func serveZmpop(c *client, keys [][]byte, max bool, count int64, later bool) boo
 			c.bulkDouble(sc)
 			z.deleteRankRange(rk, rk)
 		}
+		s.notify(notifyZset, zpopEvent(max), key, c.db.id)
 		if z.length() == 0 {
 			s.deleteKey(c.db, key)
+			s.notify(notifyGeneric, "del", key, c.db.id)
 		}
 		s.dirty += int64(n)
 		s.signalModifiedKey(c.db, key)
