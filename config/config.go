@@ -105,6 +105,7 @@ type Config struct {
 	LatencyMonitorThreshold int64
 	BusyReplyThreshold      int64
 	NotifyKeyspaceEvents    string // canonical flags, as CONFIG GET prints them ("" = off)
+	notifyBits              int    // the flags themselves (NotifyFlags)
 	EnableProtectedConfigs  string // "no" | "yes" | "local"
 
 	// ActiveExpireEnabled is not a directive (DEBUG SET-ACTIVE-EXPIRE).

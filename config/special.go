@@ -239,6 +239,7 @@ func setNotify(_ *directive, c *Config, args []string) string {
 		return "Invalid event class character. Use 'Ag$lshzxeKEtmdn'."
 	}
 	c.NotifyKeyspaceEvents = formatNotify(f)
+	c.notifyBits = f // "A" hides 'n' in the display string, not in the flags
 	return ""
 }
 
@@ -247,10 +248,7 @@ func getNotify(_ *directive, c *Config) string { return c.NotifyKeyspaceEvents }
 // NotifyFlags returns NotifyKeyspaceEvents as bits: K=1, E=2, g=4, $=8,
 // l=16, s=32, h=64, z=128, x=256, e=512, t=1024, m=2048, d=8192, n=16384
 // (Redis's NOTIFY_* values).
-func (c *Config) NotifyFlags() int {
-	f, _ := parseNotify(c.NotifyKeyspaceEvents)
-	return f
-}
+func (c *Config) NotifyFlags() int { return c.notifyBits }
 
 func setBind(_ *directive, c *Config, args []string) string {
 	if len(args) > 16 {

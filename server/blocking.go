@@ -338,8 +338,10 @@ func bpopGeneric(c *client, argv [][]byte, head bool) {
 			c.arrayLen(2)
 			c.bulk(key)
 			c.bulk(v)
+			s.notify(notifyList, popEvent(head), key, c.db.id)
 			if l.length() == 0 {
 				s.deleteKey(c.db, key)
+				s.notify(notifyGeneric, "del", key, c.db.id)
 			}
 			s.signalModifiedKey(c.db, key)
 			s.dirty++
