@@ -81,7 +81,8 @@ type AOF struct {
 	pad    []byte // padding chunk (prealloc.go), owned like ws
 	gs     gatherState
 
-	waiters      atomic.Int64 // Wait callers not yet acknowledged (gather.go)
+	fedMarks     atomic.Int64 // Feed calls with commands (gather.go)
+	takenMarks   atomic.Int64 // of those, taken by the writer step
 	gatherTarget atomic.Int64 // a gathering leader's target, 0 if none
 	gathered     chan struct{}
 	stepClosed   bool // guarded by stepMu: Close has taken the file away

@@ -44,6 +44,9 @@ func (a *AOF) Feed(ops ...Op) int64 {
 		a.marks = append(a.marks, mark{end: off, cmds: a.fedCmds})
 	}
 	a.bufMu.Unlock()
+	if len(ops) > 0 {
+		a.fedMark()
+	}
 	if grown > 0 {
 		// No wake-up here: the client that waits for these bytes writes
 		// them itself (Wait), and the writer's tick picks up bytes nobody

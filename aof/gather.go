@@ -9,9 +9,10 @@ import "time"
 // that happened to arrive during the previous one, and a closed loop of N
 // clients settles into two alternating half-size groups: half the
 // commands per fsync. So before an fdatasync the leader waits, for at most
-// about one fsync time, until as many committers are waiting as the recent
-// peak; then one fsync covers them all. The executor never waits: only the
-// leader, a connection goroutine, does.
+// about one fsync time, until as many executions (Feed calls) are pending
+// as the recent peak; then one fsync covers them all. The executor never
+// waits: only the leader (a connection goroutine or the writer) does, and
+// a connection goroutine stops leading as soon as its own reply may go.
 
 const (
 	gatherMin = 50 * time.Microsecond
@@ -25,11 +26,11 @@ type gatherState struct {
 	timer    *time.Timer
 }
 
-// waitStart registers a committer that has to wait; it wakes a gathering
-// leader once enough are waiting.
-func (a *AOF) waitStart() {
-	n := a.waiters.Add(1)
-	if t := a.gatherTarget.Load(); t > 0 && n >= t {
+// fedMark counts one more Feed call (a command's execution) and wakes a
+// gathering leader once enough are pending.
+func (a *AOF) fedMark() {
+	n := a.fedMarks.Add(1)
+	if t := a.gatherTarget.Load(); t > 0 && n-a.takenMarks.Load() >= t {
 		select {
 		case a.gathered <- struct{}{}:
 		default:
@@ -37,11 +38,13 @@ func (a *AOF) waitStart() {
 	}
 }
 
-// gather waits until the committers waiting reach the recent peak or about
-// one fsync time has passed.
+func (a *AOF) pendingMarks() int64 { return a.fedMarks.Load() - a.takenMarks.Load() }
+
+// gather waits until as many executions are pending as the recent peak,
+// or about one fsync time has passed.
 func (a *AOF) gather(g *gatherState) {
 	target := g.peak
-	if target <= 1 || a.waiters.Load() >= target {
+	if target <= 1 || a.pendingMarks() >= target {
 		return
 	}
 	d := min(max(g.lastSync, gatherMin), gatherMax)
@@ -50,7 +53,7 @@ func (a *AOF) gather(g *gatherState) {
 	default:
 	}
 	a.gatherTarget.Store(target)
-	if a.waiters.Load() < target {
+	if a.pendingMarks() < target {
 		if g.timer == nil {
 			g.timer = time.NewTimer(d)
 		} else {
@@ -65,7 +68,7 @@ func (a *AOF) gather(g *gatherState) {
 	a.gatherTarget.Store(0)
 }
 
-// gathered records the committers covered by the fsync about to start.
-func (g *gatherState) covered(waiting int64) {
-	g.peak = max(waiting, g.peak-(g.peak+7)/8)
+// covered records how many executions the fsync about to start covers.
+func (g *gatherState) covered(n int64) {
+	g.peak = max(n, g.peak-(g.peak+7)/8)
 }

@@ -71,7 +71,7 @@ func (a *AOF) step(w *writerState) bool {
 		} else {
 			a.gather(&a.gs)
 		}
-		a.gs.covered(a.waiters.Load())
+		a.gs.covered(a.pendingMarks())
 	}
 
 	a.bufMu.Lock()
@@ -111,6 +111,7 @@ func (a *AOF) step(w *writerState) bool {
 			k++
 		}
 		if k > 0 {
+			a.takenMarks.Add(int64(k))
 			c := a.marks[k-1].cmds
 			w.pendingCmds += c - w.cmdsTaken
 			w.cmdsTaken = c
@@ -301,11 +302,6 @@ func (a *AOF) setFatal(err error) {
 // waiting while the writer retries every second; Wait fails only once the AOF
 // is closed (ErrClosed) or a write/fsync failed under Always (ErrFatal).
 func (a *AOF) Wait(off int64) error {
-	if a.ackOff.Load() >= off {
-		return nil
-	}
-	a.waitStart()
-	defer a.waiters.Add(-1)
 	for {
 		if a.ackOff.Load() >= off {
 			return nil
@@ -325,7 +321,9 @@ func (a *AOF) Wait(off int64) error {
 		if a.stepMu.TryLock() {
 			progress := false
 			if !a.stepClosed && a.term.Load() == nil {
-				for a.step(&a.ws) {
+				// Lead until this caller's own bytes are acknowledged, no
+				// further: its reply should not wait for later batches.
+				for a.ackOff.Load() < off && a.step(&a.ws) {
 					progress = true
 				}
 			}
