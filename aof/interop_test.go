@@ -81,24 +81,7 @@ func TestRealRedisLoadsOurDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	manifestPath := filepath.Join(dir, "appendonlydir", "appendonly.aof.manifest")
-	out, err := exec.Command("/usr/bin/redis-check-aof", manifestPath).CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "is valid") {
-		t.Fatalf("redis-check-aof: %v\n%s", err, out)
-	}
-
-	port := freePort(t)
-	srv := exec.Command("/usr/bin/redis-server", "--bind", "127.0.0.1", "--port", strconv.Itoa(port),
-		"--save", "", "--appendonly", "yes", "--dir", dir)
-	var logs strings.Builder
-	srv.Stdout, srv.Stderr = &logs, &logs
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		srv.Process.Kill()
-		srv.Wait()
-	}()
+	port, logs := checkAndServe(t, dir)
 	cl := redis.NewClient(&redis.Options{Addr: "127.0.0.1:" + strconv.Itoa(port)})
 	defer cl.Close()
 	ctx := context.Background()
@@ -122,4 +105,28 @@ func TestRealRedisLoadsOurDirectory(t *testing.T) {
 	if got, _ := cl2.Get(ctx, "b").Result(); got != "2" {
 		t.Errorf("GET b in db 2 = %q", got)
 	}
+}
+
+// checkAndServe runs redis-check-aof on dir's manifest, then starts real
+// redis-server on dir (stopped at cleanup) and returns its port and log.
+func checkAndServe(t *testing.T, dir string) (int, *strings.Builder) {
+	t.Helper()
+	manifestPath := filepath.Join(dir, "appendonlydir", "appendonly.aof.manifest")
+	out, err := exec.Command("/usr/bin/redis-check-aof", manifestPath).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "is valid") {
+		t.Fatalf("redis-check-aof: %v\n%s", err, out)
+	}
+	port := freePort(t)
+	srv := exec.Command("/usr/bin/redis-server", "--bind", "127.0.0.1", "--port", strconv.Itoa(port),
+		"--save", "", "--appendonly", "yes", "--dir", dir)
+	logs := &strings.Builder{}
+	srv.Stdout, srv.Stderr = logs, logs
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		srv.Process.Kill()
+		srv.Wait()
+	})
+	return port, logs
 }

@@ -263,22 +263,7 @@ func TestRealRedisLoadsPreallocatedDirectory(t *testing.T) {
 	if !bytes.HasSuffix(incr, padding(padLineLen)) {
 		t.Fatal("the copied incr file is not padded; the test would prove nothing")
 	}
-	out, err := exec.Command("/usr/bin/redis-check-aof", filepath.Join(dir, "appendonlydir", "appendonly.aof.manifest")).CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "is valid") {
-		t.Fatalf("redis-check-aof: %v\n%s", err, out)
-	}
-	port := freePort(t)
-	srv := exec.Command("/usr/bin/redis-server", "--bind", "127.0.0.1", "--port", strconv.Itoa(port),
-		"--save", "", "--appendonly", "yes", "--dir", dir)
-	var logs strings.Builder
-	srv.Stdout, srv.Stderr = &logs, &logs
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		srv.Process.Kill()
-		srv.Wait()
-	}()
+	port, logs := checkAndServe(t, dir)
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		out, _ := exec.Command("redis-cli", "-p", strconv.Itoa(port), "MGET", "k0", "k99", "n").Output()

@@ -192,7 +192,14 @@ func (r *Rewrite) Install(rdbBase bool) error {
 		return err
 	}
 	a.man = nm
-	if sz, err := a.fsys.Stat(dst); err == nil {
+	a.finishInstall(dst)
+	return nil
+}
+
+// finishInstall runs once a manifest naming the new base at path is in
+// force: sizes restart from it, history goes. Caller holds manMu.
+func (a *AOF) finishInstall(path string) {
+	if sz, err := a.fsys.Stat(path); err == nil {
 		cur := sz + a.lastIncrSize.Load()
 		a.currentSize.Store(cur)
 		a.baseSize.Store(cur)
@@ -201,7 +208,6 @@ func (r *Rewrite) Install(rdbBase bool) error {
 		a.delHistoryLocked()
 	}
 	a.log.Info().Msg("Background AOF rewrite finished successfully")
-	return nil
 }
 
 // Abort ends a failed or killed rewrite: temp files are removed and the

@@ -114,14 +114,6 @@ func (r *Rewrite) installWaiting(rdbBase bool) error {
 	a.mu.Lock()
 	a.waiting = false
 	a.mu.Unlock()
-	if sz, err := a.fsys.Stat(a.path(base.Name)); err == nil {
-		cur := sz + a.lastIncrSize.Load()
-		a.currentSize.Store(cur)
-		a.baseSize.Store(cur)
-	}
-	if !a.knobsSnapshot().DisableAutoGC {
-		a.delHistoryLocked()
-	}
-	a.log.Info().Msg("Background AOF rewrite finished successfully")
+	a.finishInstall(a.path(base.Name))
 	return nil
 }
