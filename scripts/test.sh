@@ -12,7 +12,16 @@ if ! command -v redis-server >/dev/null 2>&1 || ! command -v redis-cli >/dev/nul
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq redis-server redis-tools >/dev/null
 fi
-command -v fusermount3 >/dev/null 2>&1 || { echo "== installing fuse3 (Debian), for cmd/crashfs"; S=""; [ "$(id -u)" = 0 ] || S=sudo; $S apt-get update -qq && DEBIAN_FRONTEND=noninteractive $S apt-get install -y -qq fuse3 >/dev/null; }
+# fuse3 for cmd/crashfs's power-cut test. As root crashfs mounts without
+# fusermount3, so a failed install is reported, not fatal; the test itself
+# fails under CI=true when /dev/fuse cannot be used.
+if ! command -v fusermount3 >/dev/null 2>&1; then
+  echo "== installing fuse3 (Debian), for cmd/crashfs"
+  S=""
+  if [ "$(id -u)" != 0 ]; then S=sudo; fi
+  { $S apt-get update -qq && DEBIAN_FRONTEND=noninteractive $S apt-get install -y -qq fuse3 >/dev/null; } ||
+    echo "WARNING: could not install fuse3"
+fi
 # Debian starts a redis-server service on install; our tests never use it.
 redis-server --version
 
