@@ -257,7 +257,7 @@ wait:
 			if bs.timeoutReply != "" {
 				c.out = append(c.out, bs.timeoutReply...)
 			} else {
-				c.out = append(c.out, "*-1\r\n"...)
+				c.nullArray()
 			}
 			s.unblockClient(c)
 		}
@@ -295,6 +295,9 @@ func (s *Server) serveOrBlock(c *client, keys, argv [][]byte, timeout time.Durat
 		return
 	}
 	if !s.canBlock(c) {
+		if c.resp == 3 && (nullReply == "*-1\r\n" || nullReply == "$-1\r\n") {
+			nullReply = "_\r\n"
+		}
 		c.addReplyString(nullReply)
 		return
 	}
@@ -467,7 +470,7 @@ func clientUnblockCommand(c *client, argv [][]byte) {
 	if withErr {
 		target.out = append(target.out, "-UNBLOCKED client unblocked via CLIENT UNBLOCK\r\n"...)
 	} else {
-		target.out = append(target.out, "*-1\r\n"...)
+		target.nullArray()
 	}
 	s.unblockClient(target)
 	c.integer(1)

@@ -47,7 +47,7 @@ func bzpopGeneric(c *client, argv [][]byte, max bool) {
 			c.arrayLen(3)
 			c.bulk(key)
 			c.bulk(m)
-			c.bulkDouble(sc)
+			c.double(sc)
 			z.deleteRankRange(rk, rk)
 			s.notify(notifyZset, ev, key, c.db.id)
 			if z.length() == 0 {

@@ -61,6 +61,9 @@ type client struct {
 
 	channels map[string]struct{}
 	patterns map[string]struct{}
+	// patOrder is patterns in subscription order (Redis keeps a list:
+	// PUNSUBSCRIBE without arguments replies in that order).
+	patOrder []string
 
 	created    time.Time
 	lastInter  time.Time
@@ -105,7 +108,8 @@ func newClient(s *Server, nc net.Conn, id int64) *client {
 	return c
 }
 
-// Reply helpers append RESP2 to c.out.
+// Reply helpers append to c.out: RESP2, or RESP3 after HELLO 3 where
+// the type differs (see the protocol-aware helpers below).
 
 func (c *client) addReplyRaw(b []byte)    { c.out = append(c.out, b...) }
 func (c *client) addReplyString(s string) { c.out = append(c.out, s...) }
@@ -115,11 +119,126 @@ func (c *client) bulk(b []byte)           { c.out = redcon.AppendBulk(c.out, b) 
 func (c *client) bulkString(s string)     { c.out = redcon.AppendBulkString(c.out, s) }
 func (c *client) integer(n int64)         { c.out = redcon.AppendInt(c.out, n) }
 func (c *client) arrayLen(n int)          { c.out = redcon.AppendArray(c.out, n) }
-func (c *client) nullBulk()               { c.out = append(c.out, "$-1\r\n"...) }
-func (c *client) nullArray()              { c.out = append(c.out, "*-1\r\n"...) }
 func (c *client) emptyArray()             { c.out = append(c.out, "*0\r\n"...) }
 func (c *client) bulkInt(n int64)         { c.out = redcon.AppendBulk(c.out, strconv.AppendInt(nil, n, 10)) }
 func (c *client) bulkDouble(f float64)    { c.out = redcon.AppendBulk(c.out, formatDouble(f)) }
+
+// Protocol-aware helpers: RESP3 types for a client that sent HELLO 3, their
+// RESP2 forms otherwise (Redis's addReplyNull, addReplyMapLen, ...).
+
+// nullBulk is Redis's shared.null[c->resp]: "$-1" or "_".
+func (c *client) nullBulk() {
+	if c.resp == 3 {
+		c.out = append(c.out, "_\r\n"...)
+		return
+	}
+	c.out = append(c.out, "$-1\r\n"...)
+}
+
+// nullArray is Redis's shared.nullarray[c->resp]: "*-1" or "_".
+func (c *client) nullArray() {
+	if c.resp == 3 {
+		c.out = append(c.out, "_\r\n"...)
+		return
+	}
+	c.out = append(c.out, "*-1\r\n"...)
+}
+
+func (c *client) aggLen(kind byte, n int) {
+	c.out = append(c.out, kind)
+	c.out = strconv.AppendInt(c.out, int64(n), 10)
+	c.out = append(c.out, '\r', '\n')
+}
+
+// mapLen starts a map of n pairs: "%n", or a flat array of 2n in RESP2.
+func (c *client) mapLen(n int) {
+	if c.resp == 3 {
+		c.aggLen('%', n)
+		return
+	}
+	c.arrayLen(2 * n)
+}
+
+// pairsLen starts n member/score (field/value) pairs: a flat array of 2n
+// in RESP2, an array of n two-element arrays in RESP3 (each started by
+// pairStart).
+func (c *client) pairsLen(n int) {
+	if c.resp == 3 {
+		c.arrayLen(n)
+		return
+	}
+	c.arrayLen(2 * n)
+}
+
+// pairStart starts one pair of a pairsLen reply (nothing in RESP2).
+func (c *client) pairStart() {
+	if c.resp == 3 {
+		c.arrayLen(2)
+	}
+}
+
+// setLen starts a set: "~n", or an array in RESP2.
+func (c *client) setLen(n int) {
+	if c.resp == 3 {
+		c.aggLen('~', n)
+		return
+	}
+	c.arrayLen(n)
+}
+
+// pushLen starts an out-of-band push: ">n", or an array in RESP2.
+func (c *client) pushLen(n int) {
+	if c.resp == 3 {
+		c.aggLen('>', n)
+		return
+	}
+	c.arrayLen(n)
+}
+
+// double replies a double: ",<d>" or a bulk string in RESP2, formatted
+// as Redis's addReplyDouble (%.17g, inf/-inf).
+func (c *client) double(f float64) {
+	if c.resp == 3 {
+		c.out = append(c.out, ',')
+		c.out = append(c.out, formatDouble(f)...)
+		c.out = append(c.out, '\r', '\n')
+		return
+	}
+	c.bulkDouble(f)
+}
+
+// boolean replies "#t"/"#f", or 1 / 0 in RESP2 (addReplyBool).
+func (c *client) boolean(b bool) {
+	if c.resp == 3 {
+		if b {
+			c.out = append(c.out, "#t\r\n"...)
+		} else {
+			c.out = append(c.out, "#f\r\n"...)
+		}
+		return
+	}
+	if b {
+		c.integer(1)
+	} else {
+		c.integer(0)
+	}
+}
+
+// verbatim replies a verbatim string "=<len>\r\n<fmt>:<text>" (format is
+// three letters, "txt" or "mkd"), or a bulk string in RESP2.
+func (c *client) verbatim(format string, text []byte) {
+	if c.resp == 3 {
+		c.out = append(c.out, '=')
+		c.out = strconv.AppendInt(c.out, int64(len(text)+4), 10)
+		c.out = append(c.out, '\r', '\n')
+		c.out = append(c.out, format...)
+		c.out = append(c.out, ':')
+		c.out = append(c.out, text...)
+		c.out = append(c.out, '\r', '\n')
+		return
+	}
+	c.bulk(text)
+}
 func (c *client) bulkOrNull(b []byte, ok bool) {
 	if ok {
 		c.bulk(b)

@@ -151,12 +151,6 @@ func helloCommand(c *client, argv [][]byte) {
 			c.err("NOPROTO unsupported protocol version")
 			return
 		}
-		if ver == 3 {
-			// RESP3 is not implemented yet: answer as a server that does
-			// not support it, so clients (go-redis v9) fall back to RESP2.
-			c.err("NOPROTO unsupported protocol version")
-			return
-		}
 	}
 	var name []byte
 	setName := false
@@ -193,7 +187,7 @@ func helloCommand(c *client, argv [][]byte) {
 	if ver != 0 {
 		c.resp = int(ver)
 	}
-	c.arrayLen(14)
+	c.mapLen(7)
 	c.bulkString("server")
 	c.bulkString("redis")
 	c.bulkString("version")
@@ -329,7 +323,7 @@ func clientListCommand(c *client, argv [][]byte) {
 		sb.WriteString(cl.infoLine())
 		sb.WriteByte('\n')
 	}
-	c.bulkString(sb.String())
+	c.verbatim("txt", []byte(sb.String()))
 }
 
 func (s *Server) sortedClientIDs() []int64 {
@@ -345,7 +339,9 @@ func (s *Server) sortedClientIDs() []int64 {
 	return ids
 }
 
-func clientInfoCommand(c *client, argv [][]byte) { c.bulkString(c.infoLine() + "\n") }
+func clientInfoCommand(c *client, argv [][]byte) {
+	c.verbatim("txt", []byte(c.infoLine()+"\n"))
+}
 
 func clientKillCommand(c *client, argv [][]byte) {
 	s := c.srv

@@ -100,6 +100,8 @@ func debugCommand(c *client, argv [][]byte) {
 		c.ok()
 	case n == 3 && eqFold(sub, "error"):
 		c.err(string(argv[2])) // "-<string>" as is, no error code added
+	case n == 3 && eqFold(sub, "protocol"):
+		debugProtocol(c, string(lowerASCII(argv[2])))
 	default:
 		c.err("ERR unknown subcommand or wrong number of arguments for '" + truncate(string(sub), 128) + "'. Try DEBUG HELP.")
 	}
@@ -542,4 +544,67 @@ var debugHelp = []string{
 	"    Kills the link based on the direction to/from (both) with the provided node.",
 	"HELP",
 	"    Prints this help.",
+}
+
+// debugProtocol is DEBUG PROTOCOL <type>: one reply of each RESP3 type (the
+// sample values of Redis's debug.c), in its RESP2 form for a RESP2 client.
+func debugProtocol(c *client, name string) {
+	switch name {
+	case "string":
+		c.bulkString("Hello World")
+	case "integer":
+		c.integer(12345)
+	case "double":
+		c.double(3.141)
+	case "bignum":
+		const big = "1234567999999999999999999999999999999"
+		if c.resp == 3 {
+			c.addReplyString("(" + big + "\r\n")
+		} else {
+			c.bulkString(big)
+		}
+	case "null":
+		c.nullBulk()
+	case "array", "set":
+		if name == "set" {
+			c.setLen(3)
+		} else {
+			c.arrayLen(3)
+		}
+		for j := 0; j < 3; j++ {
+			c.integer(int64(j))
+		}
+	case "map":
+		c.mapLen(3)
+		for j := 0; j < 3; j++ {
+			c.integer(int64(j))
+			c.boolean(j == 1)
+		}
+	case "attrib":
+		if c.resp >= 3 {
+			c.addReplyString("|1\r\n")
+			c.bulkString("key-popularity")
+			c.arrayLen(2)
+			c.bulkString("key:123")
+			c.integer(90)
+		}
+		c.bulkString("Some real reply following the attribute")
+	case "push":
+		if c.resp < 3 {
+			c.err("ERR RESP2 is not supported by this command")
+			return
+		}
+		c.pushLen(2)
+		c.bulkString("server-cpu-usage")
+		c.integer(42)
+		c.bulkString("Some real reply following the push reply")
+	case "true":
+		c.boolean(true)
+	case "false":
+		c.boolean(false)
+	case "verbatim":
+		c.verbatim("txt", []byte("This is a verbatim\nstring"))
+	default:
+		c.err("ERR Wrong protocol type name. Please use one of the following: string|integer|double|bignum|null|array|set|map|attrib|push|verbatim|true|false")
+	}
 }

@@ -141,7 +141,7 @@ func lcsCommand(c *client, argv [][]byte) {
 		c.bulk(res)
 		return
 	}
-	c.arrayLen(4)
+	c.mapLen(2)
 	c.bulkString("matches")
 	c.arrayLen(len(ranges))
 	for _, r := range ranges {

@@ -104,7 +104,7 @@ func configGetCommand(c *client, argv [][]byte) {
 		pats = append(pats, string(a))
 	}
 	pairs := c.srv.cfg.Get(pats...)
-	c.arrayLen(2 * len(pairs))
+	c.mapLen(len(pairs))
 	for _, p := range pairs {
 		c.bulkString(p[0])
 		c.bulkString(p[1])

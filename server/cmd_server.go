@@ -26,6 +26,7 @@ func init() {
 		sv("command|docs", -2, ls, commandDocsCommand, "Get array of specific Redis command documentation", "7.0.0", "@slow", "@connection"),
 		sv("command|list", -2, ls, commandListCommand, "Get an array of Redis command names", "7.0.0", "@slow", "@connection"),
 		sv("command|getkeys", -3, ls, commandGetkeysCommand, "Extract keys given a full Redis command", "2.8.13", "@slow", "@connection"),
+		sv("command|getkeysandflags", -4, ls, commandGetkeysandflagsCommand, "Extract keys and access flags given a full Redis command", "7.0.0", "@slow", "@connection"),
 		sv("command|help", 2, ls, commandHelpCommand, "Show helpful text about the different subcommands", "5.0.0", "@slow", "@connection"),
 		sv("slowlog", -2, 0, nil, "A container for slow log commands", "2.2.12", "@slow"),
 		sv("slowlog|get", -2, cmdAdmin|ls, slowlogGetCommand, "Get the slow log's entries", "2.2.12", "@admin", "@slow", "@dangerous"),
@@ -168,44 +169,44 @@ func (s *Server) writeCommandInfo(c *client, cmd *command) {
 			flags = append(flags, f.name)
 		}
 	}
-	c.arrayLen(len(flags))
+	c.setLen(len(flags))
 	for _, f := range flags {
 		c.status(f)
 	}
 	c.integer(int64(cmd.firstKey))
 	c.integer(int64(cmd.lastKey))
 	c.integer(int64(cmd.step))
-	c.arrayLen(len(cmd.acl))
+	c.setLen(len(cmd.acl))
 	for _, a := range cmd.acl {
 		c.status(a)
 	}
-	c.emptyArray() // tips
+	c.setLen(0) // tips
 	// key specs
 	if cmd.firstKey > 0 {
-		c.arrayLen(1)
-		c.arrayLen(6)
+		c.setLen(1)
+		c.mapLen(3)
 		c.bulkString("flags")
 		if cmd.flags&cmdWrite != 0 {
-			c.arrayLen(1)
+			c.setLen(1)
 			c.status("RW")
 		} else {
-			c.arrayLen(1)
+			c.setLen(1)
 			c.status("RO")
 		}
 		c.bulkString("begin_search")
-		c.arrayLen(4)
+		c.mapLen(2)
 		c.bulkString("type")
 		c.bulkString("index")
 		c.bulkString("spec")
-		c.arrayLen(2)
+		c.mapLen(1)
 		c.bulkString("index")
 		c.integer(int64(cmd.firstKey))
 		c.bulkString("find_keys")
-		c.arrayLen(4)
+		c.mapLen(2)
 		c.bulkString("type")
 		c.bulkString("range")
 		c.bulkString("spec")
-		c.arrayLen(6)
+		c.mapLen(3)
 		c.bulkString("lastkey")
 		last := cmd.lastKey
 		if last > 0 {
@@ -217,14 +218,14 @@ func (s *Server) writeCommandInfo(c *client, cmd *command) {
 		c.bulkString("limit")
 		c.integer(0)
 	} else {
-		c.emptyArray()
+		c.setLen(0)
 	}
 	subs := make([]string, 0, len(cmd.subs))
 	for n := range cmd.subs {
 		subs = append(subs, n)
 	}
 	sort.Strings(subs)
-	c.arrayLen(len(subs))
+	c.setLen(len(subs))
 	for _, n := range subs {
 		s.writeCommandInfo(c, cmd.subs[n])
 	}
@@ -273,11 +274,11 @@ func commandInfoCommand(c *client, argv [][]byte) {
 }
 
 func (s *Server) writeCommandDocs(c *client, cmd *command) {
-	n := 6
+	n := 3
 	if len(cmd.subs) > 0 {
-		n = 8
+		n = 4
 	}
-	c.arrayLen(n)
+	c.mapLen(n)
 	c.bulkString("summary")
 	c.bulkString(cmd.summary)
 	c.bulkString("since")
@@ -291,7 +292,7 @@ func (s *Server) writeCommandDocs(c *client, cmd *command) {
 			subs = append(subs, k)
 		}
 		sort.Strings(subs)
-		c.arrayLen(2 * len(subs))
+		c.mapLen(len(subs))
 		for _, k := range subs {
 			c.bulkString(cmd.subs[k].fullName())
 			s.writeCommandDocs(c, cmd.subs[k])
@@ -313,7 +314,7 @@ func commandDocsCommand(c *client, argv [][]byte) {
 			}
 		}
 	}
-	c.arrayLen(2 * len(cmds))
+	c.mapLen(len(cmds))
 	for _, cmd := range cmds {
 		c.bulkString(cmd.fullName())
 		s.writeCommandDocs(c, cmd)
@@ -452,7 +453,7 @@ func memoryPurgeCommand(c *client, argv [][]byte) {
 }
 
 func memoryDoctorCommand(c *client, argv [][]byte) {
-	c.bulkString("Hi Sam, I can't find any memory issue in your instance. I can only account for what occurs on this base.")
+	c.verbatim("txt", []byte("Hi Sam, I can't find any memory issue in your instance. I can only account for what occurs on this base."))
 }
 
 func memoryHelpCommand(c *client, argv [][]byte) {

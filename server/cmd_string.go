@@ -640,5 +640,11 @@ func formatDouble(f float64) []byte {
 	if math.IsInf(f, -1) {
 		return []byte("-inf")
 	}
+	if math.IsNaN(f) { // glibc's printf: the sign bit shows
+		if math.Signbit(f) {
+			return []byte("-nan")
+		}
+		return []byte("nan")
+	}
 	return strconv.AppendFloat(nil, f, 'g', 17, 64)
 }

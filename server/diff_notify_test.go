@@ -132,7 +132,7 @@ func TestDiffNotifyKeys(t *testing.T) {
 		cmd("TTL", "nope"), cmd("PTTL", "a"), cmd("EXPIRETIME", "nope"), cmd("PEXPIRETIME", "nope"),
 		cmd("OBJECT", "ENCODING", "nope"), cmd("OBJECT", "ENCODING", "a"), cmd("MEMORY", "USAGE", "nope"),
 		cmd("DUMP", "nope"), cmd("RANDOMKEY"), cmd("KEYS", "*"), cmd("DBSIZE"),
-		cmd("EXPIRE", "a", "100"), cmd("EXPIRE", "nope", "100"), cmd("PEXPIRE", "a", "100000", "NX"), cmd("EXPIRE", "a", "100", "GT"),
+		cmd("EXPIRE", "a", "100"), cmd("EXPIRE", "nope", "100"), cmd("PEXPIRE", "a", "100000", "NX"), cmd("EXPIRE", "a", "200", "GT"), cmd("EXPIRE", "a", "50", "GT"),
 		cmd("EXPIREAT", "a", "99999999999"), cmd("PEXPIREAT", "a", "99999999999000"), cmd("PERSIST", "a"), cmd("PERSIST", "a"),
 		cmd("PERSIST", "nope"), cmd("EXPIRE", "a", "-1"), cmd("EXISTS", "a"),
 		cmd("SET", "a", "1"), cmd("RENAME", "a", "b"), cmd("RENAME", "b", "b"), cmd("RENAME", "nope", "x"),

@@ -16,7 +16,8 @@ import (
 // Differential testing: the same command sequence runs against our server
 // and a real redis-server 7.0.15; replies must be byte-identical and the
 // final DEBUG DIGEST equal. Set DIFF_CONTINUE=1 to log every mismatch
-// instead of stopping at the first (useful to survey bugs).
+// instead of stopping at the first (useful to survey bugs), DIFF_RESP3=1 to
+// run every differential table after HELLO 3.
 //
 // A command may carry leading markers (never sent to the servers):
 //
@@ -66,6 +67,8 @@ type diffPair struct {
 	// command, applied to the matching element of EXEC's reply
 	inMulti [2]bool
 	queued  [2][]string
+	// resp3: every connection starts with HELLO 3
+	resp3 bool
 }
 
 // newDiffPair starts both servers with the same extra arguments.
@@ -75,14 +78,49 @@ func newDiffPair(t testing.TB, args ...string) *diffPair {
 	ours := startOurServer(t, args...)
 	p := &diffPair{t: t, ours: ours, real: real}
 	p.oc[0], p.rc[0] = dial(t, ours.addr), dial(t, real.addr)
+	if os.Getenv("DIFF_RESP3") == "1" {
+		// survey mode: every table spoken in RESP3
+		p.resp3 = true
+		p.hello3(0)
+	}
 	return p
 }
 
 func (p *diffPair) conn(i int) (*respConn, *respConn) {
 	if p.oc[i] == nil {
 		p.oc[i], p.rc[i] = dial(p.t, p.ours.addr), dial(p.t, p.real.addr)
+		if p.resp3 {
+			p.hello3(i)
+		}
 	}
 	return p.oc[i], p.rc[i]
+}
+
+// hello3 switches connection i of both servers to RESP3.
+func (p *diffPair) hello3(i int) {
+	p.t.Helper()
+	for _, rc := range []*respConn{p.oc[i], p.rc[i]} {
+		if got := rc.do("HELLO", "3"); !strings.HasPrefix(got, "%7\r\n") {
+			p.t.Fatalf("HELLO 3 replied %q", got)
+		}
+	}
+}
+
+// newDiffPair3 is newDiffPair with every connection in RESP3.
+func newDiffPair3(t testing.TB, args ...string) *diffPair {
+	t.Helper()
+	p := newDiffPair(t, args...)
+	p.resp3 = true
+	p.hello3(0)
+	return p
+}
+
+// diff3 is diff with both servers spoken to in RESP3 (HELLO 3).
+func diff3(t *testing.T, cmds [][]string) {
+	t.Helper()
+	p := newDiffPair3(t)
+	p.run(cmds)
+	p.checkDigest()
 }
 
 // diff runs cmds on fresh servers and requires identical replies and an

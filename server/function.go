@@ -204,9 +204,9 @@ func functionListCommand(c *client, argv [][]byte) {
 	c.arrayLen(len(libs))
 	for _, l := range libs {
 		if withCode {
-			c.arrayLen(8)
+			c.mapLen(4)
 		} else {
-			c.arrayLen(6)
+			c.mapLen(3)
 		}
 		c.bulkString("library_name")
 		c.bulkString(l.name)
@@ -216,7 +216,7 @@ func functionListCommand(c *client, argv [][]byte) {
 		fns := l.sortedFuncs()
 		c.arrayLen(len(fns))
 		for _, f := range fns {
-			c.arrayLen(6)
+			c.mapLen(3)
 			c.bulkString("name")
 			c.bulkString(f.name)
 			c.bulkString("description")
@@ -232,7 +232,7 @@ func functionListCommand(c *client, argv [][]byte) {
 					n++
 				}
 			}
-			c.arrayLen(n)
+			c.setLen(n)
 			for _, fl := range scriptFlagNames {
 				if f.flags&fl.flag != 0 {
 					c.status(fl.name)
@@ -250,7 +250,7 @@ func functionListCommand(c *client, argv [][]byte) {
 // (busyGate answers otherwise): nothing is running.
 func functionStatsCommand(c *client, argv [][]byte) {
 	fe := c.srv.functions()
-	c.arrayLen(4)
+	c.mapLen(2)
 	c.bulkString("running_script")
 	c.nullBulk()
 	writeEngineStats(c, len(fe.libs), len(fe.funcs))

@@ -43,7 +43,7 @@ func infoCommand(c *client, argv [][]byte) {
 		}
 	}
 	_ = all
-	c.bulkString(s.genInfo(want))
+	c.verbatim("txt", []byte(s.genInfo(want)))
 }
 
 func (s *Server) genInfo(want map[string]bool) string {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"sort"
+	"strconv"
 
 	"github.com/tidwall/redcon"
 )
@@ -48,7 +49,7 @@ func (c *client) enterPubSub() {
 }
 
 func (c *client) pubsubReply(kind string, name []byte, count int) {
-	c.arrayLen(3)
+	c.pushLen(3)
 	c.bulkString(kind)
 	if name == nil {
 		c.nullBulk()
@@ -96,6 +97,7 @@ func psubscribeCommand(c *client, argv [][]byte) {
 		name := string(p)
 		if _, ok := c.patterns[name]; !ok {
 			c.patterns[name] = struct{}{}
+			c.patOrder = append(c.patOrder, name)
 			m := s.pubsub.patterns[name]
 			if m == nil {
 				m = map[*client]struct{}{}
@@ -117,6 +119,14 @@ func (s *Server) unsubscribeOne(c *client, name string, pattern bool) bool {
 		return false
 	}
 	delete(set, name)
+	if pattern {
+		for i, p := range c.patOrder {
+			if p == name {
+				c.patOrder = append(c.patOrder[:i:i], c.patOrder[i+1:]...)
+				break
+			}
+		}
+	}
 	if m := reg[name]; m != nil {
 		delete(m, c)
 		if len(m) == 0 {
@@ -136,10 +146,14 @@ func unsubscribeGeneric(c *client, argv [][]byte, pattern bool) {
 	}
 	if len(argv) == 1 {
 		names := make([]string, 0, len(set))
-		for n := range set {
-			names = append(names, n)
+		if pattern {
+			names = append(names, c.patOrder...)
+		} else {
+			for n := range set {
+				names = append(names, n)
+			}
+			sort.Strings(names)
 		}
-		sort.Strings(names)
 		if len(names) == 0 {
 			c.pubsubReply(kind, nil, c.subCount())
 		}
@@ -174,13 +188,15 @@ func (s *Server) pubsubUnsubscribeAll(c *client) {
 func (s *Server) publish(channel, msg []byte) int {
 	n := 0
 	if m := s.pubsub.channels[bstr(channel)]; m != nil {
-		var b []byte
-		b = redcon.AppendArray(b, 3)
-		b = redcon.AppendBulkString(b, "message")
-		b = redcon.AppendBulk(b, channel)
-		b = redcon.AppendBulk(b, msg)
+		var b [4][]byte
 		for c := range m {
-			c.push(b)
+			if b[c.resp] == nil {
+				b[c.resp] = appendPushLen(nil, c.resp, 3)
+				b[c.resp] = redcon.AppendBulkString(b[c.resp], "message")
+				b[c.resp] = redcon.AppendBulk(b[c.resp], channel)
+				b[c.resp] = redcon.AppendBulk(b[c.resp], msg)
+			}
+			c.push(b[c.resp])
 			n++
 		}
 	}
@@ -188,14 +204,16 @@ func (s *Server) publish(channel, msg []byte) int {
 		if !globMatch([]byte(pat), channel, false) {
 			continue
 		}
-		var b []byte
-		b = redcon.AppendArray(b, 4)
-		b = redcon.AppendBulkString(b, "pmessage")
-		b = redcon.AppendBulkString(b, pat)
-		b = redcon.AppendBulk(b, channel)
-		b = redcon.AppendBulk(b, msg)
+		var b [4][]byte
 		for c := range m {
-			c.push(b)
+			if b[c.resp] == nil {
+				b[c.resp] = appendPushLen(nil, c.resp, 4)
+				b[c.resp] = redcon.AppendBulkString(b[c.resp], "pmessage")
+				b[c.resp] = redcon.AppendBulkString(b[c.resp], pat)
+				b[c.resp] = redcon.AppendBulk(b[c.resp], channel)
+				b[c.resp] = redcon.AppendBulk(b[c.resp], msg)
+			}
+			c.push(b[c.resp])
 			n++
 		}
 	}
@@ -260,4 +278,15 @@ func pubsubHelpCommand(c *client, argv [][]byte) {
 	for _, l := range lines {
 		c.status(l)
 	}
+}
+
+// appendPushLen appends the header of a push message: ">n" in RESP3, an
+// array in RESP2.
+func appendPushLen(b []byte, resp, n int) []byte {
+	if resp == 3 {
+		b = append(b, '>')
+		b = strconv.AppendInt(b, int64(n), 10)
+		return append(b, '\r', '\n')
+	}
+	return redcon.AppendArray(b, n)
 }

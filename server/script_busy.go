@@ -293,9 +293,9 @@ func (run *scriptRun) answer(s *Server, c *client, argv [][]byte, locked bool) b
 
 // stats writes FUNCTION STATS for a running function.
 func (run *scriptRun) stats(c *client) {
-	c.arrayLen(4)
+	c.mapLen(2)
 	c.bulkString("running_script")
-	c.arrayLen(6)
+	c.mapLen(3)
 	c.bulkString("name")
 	c.bulkString(run.name)
 	c.bulkString("command")
@@ -310,9 +310,9 @@ func (run *scriptRun) stats(c *client) {
 
 func writeEngineStats(c *client, libs, funcs int) {
 	c.bulkString("engines")
-	c.arrayLen(2)
+	c.mapLen(1)
 	c.bulkString("LUA")
-	c.arrayLen(4)
+	c.mapLen(2)
 	c.bulkString("libraries_count")
 	c.integer(int64(libs))
 	c.bulkString("functions_count")

@@ -91,7 +91,7 @@ func newLuaEngine(s *Server) *luaEngine {
 		"status_reply":       luaStatusReply,
 		"sha1hex":            luaSha1hex,
 		"log":                e.luaLog,
-		"setresp":            luaSetResp,
+		"setresp":            e.luaSetResp,
 		"set_repl":           func(L *lua.LState) int { return 0 },
 		"replicate_commands": func(L *lua.LState) int { L.Push(lua.LTrue); return 1 },
 		"breakpoint":         func(L *lua.LState) int { L.Push(lua.LFalse); return 1 },
@@ -342,7 +342,7 @@ func (e *luaEngine) exec(c *client, fn *lua.LFunction, name string, isEval bool,
 		c.err("ERR Error running script " + name + ", " + truncStr(lua.LVAsString(obj), 100))
 		return
 	}
-	luaToReply(c, L.Get(-1), 0)
+	luaToReply(c, e.fake.resp, L.Get(-1), 0)
 }
 
 // errNoStats replies an error already counted in errorstats.
@@ -462,7 +462,7 @@ func fixExp(b []byte) []byte {
 	return append(out, b[i+2:]...)
 }
 
-// respToLua converts one RESP2 reply into a Lua value (Redis
+// respToLua converts one RESP2 or RESP3 reply into a Lua value (Redis
 // redisProtocolToLuaType); isErr reports an error reply.
 func respToLua(L *lua.LState, b []byte) (v lua.LValue, rest []byte, isErr bool) {
 	if len(b) == 0 {
@@ -491,6 +491,16 @@ func respToLua(L *lua.LState, b []byte) (v lua.LValue, rest []byte, isErr bool) 
 			return lua.LFalse, rest, false
 		}
 		return lua.LString(rest[:n]), rest[n+2:], false
+	case '=':
+		// verbatim string: {verbatim_string={format=..., string=...}}
+		n, _ := strconv.Atoi(string(line))
+		body := rest[:n]
+		vt := L.NewTable()
+		vt.RawSetString("string", lua.LString(body[4:]))
+		vt.RawSetString("format", lua.LString(body[:3]))
+		t := L.NewTable()
+		t.RawSetString("verbatim_string", vt)
+		return t, rest[n+2:], false
 	case '*':
 		n, _ := strconv.Atoi(string(line))
 		if n < 0 {
@@ -503,12 +513,75 @@ func respToLua(L *lua.LState, b []byte) (v lua.LValue, rest []byte, isErr bool) 
 			t.RawSetInt(j, el)
 		}
 		return t, rest, false
+	case '%':
+		n, _ := strconv.Atoi(string(line))
+		m := L.NewTable()
+		for j := 0; j < n; j++ {
+			var k, el lua.LValue
+			k, rest, _ = respToLua(L, rest)
+			el, rest, _ = respToLua(L, rest)
+			if k != lua.LNil {
+				L.RawSet(m, k, el)
+			}
+		}
+		t := L.NewTable()
+		t.RawSetString("map", m)
+		return t, rest, false
+	case '~':
+		n, _ := strconv.Atoi(string(line))
+		m := L.NewTable()
+		for j := 0; j < n; j++ {
+			var k lua.LValue
+			k, rest, _ = respToLua(L, rest)
+			if k != lua.LNil {
+				L.RawSet(m, k, lua.LTrue)
+			}
+		}
+		t := L.NewTable()
+		t.RawSetString("set", m)
+		return t, rest, false
+	case '|':
+		// attributes are not shown to scripts: skip them, read the reply
+		n, _ := strconv.Atoi(string(line))
+		for j := 0; j < 2*n; j++ {
+			_, rest, _ = respToLua(L, rest)
+		}
+		return respToLua(L, rest)
+	case '_':
+		return lua.LNil, rest, false
+	case '#':
+		return lua.LBool(len(line) == 1 && line[0] == 't'), rest, false
+	case ',':
+		t := L.NewTable()
+		t.RawSetString("double", lua.LNumber(parseRESPDouble(line)))
+		return t, rest, false
+	case '(':
+		t := L.NewTable()
+		t.RawSetString("big_number", lua.LString(line))
+		return t, rest, false
 	}
 	return lua.LFalse, nil, false
 }
 
-// luaToReply writes a Lua value as a reply (Redis luaReplyToRedisReply).
-func luaToReply(c *client, v lua.LValue, depth int) {
+// parseRESPDouble reads the text of a RESP3 double ("inf", "-inf", "nan"
+// included).
+func parseRESPDouble(b []byte) float64 {
+	switch string(b) {
+	case "inf":
+		return math.Inf(1)
+	case "-inf":
+		return math.Inf(-1)
+	case "nan", "-nan":
+		return math.NaN()
+	}
+	f, _ := strconv.ParseFloat(string(b), 64)
+	return f
+}
+
+// luaToReply writes a Lua value as a reply (Redis luaReplyToRedisReply);
+// scriptResp is the protocol the script chose with redis.setresp (it
+// decides how booleans are replied).
+func luaToReply(c *client, scriptResp int, v lua.LValue, depth int) {
 	if depth >= luaMaxReplyDepth {
 		c.err("ERR reached lua stack limit")
 		return
@@ -517,9 +590,12 @@ func luaToReply(c *client, v lua.LValue, depth int) {
 	case lua.LString:
 		c.bulk([]byte(string(x)))
 	case lua.LBool:
-		if x {
+		switch {
+		case scriptResp == 3:
+			c.boolean(bool(x))
+		case bool(x):
 			c.integer(1)
-		} else {
+		default:
 			c.nullBulk()
 		}
 	case lua.LNumber:
@@ -537,17 +613,102 @@ func luaToReply(c *client, v lua.LValue, depth int) {
 			c.status(strings.NewReplacer("\r", " ", "\n", " ").Replace(string(ok)))
 			return
 		}
+		if d, ok := x.RawGetString("double").(lua.LNumber); ok {
+			c.double(float64(d))
+			return
+		}
+		if bn, ok := x.RawGetString("big_number").(lua.LString); ok {
+			str := strings.NewReplacer("\r", " ", "\n", " ").Replace(string(bn))
+			if c.resp == 3 {
+				c.addReplyString("(" + str + "\r\n")
+			} else {
+				c.bulkString(str)
+			}
+			return
+		}
+		if vt, ok := x.RawGetString("verbatim_string").(*lua.LTable); ok {
+			f, fok := vt.RawGetString("format").(lua.LString)
+			str, sok := vt.RawGetString("string").(lua.LString)
+			if fok && sok {
+				format := string(f)
+				if len(format) > 3 {
+					format = format[:3]
+				}
+				c.verbatim(format, []byte(string(str)))
+				return
+			}
+		}
+		if m, ok := x.RawGetString("map").(*lua.LTable); ok {
+			mark := len(c.out)
+			c.mapLen(0)
+			body := len(c.out)
+			n := 0
+			for _, kv := range luaNextOrder(m) {
+				luaToReply(c, scriptResp, kv[0], depth+1)
+				luaToReply(c, scriptResp, kv[1], depth+1)
+				n++
+			}
+			fixDeferredLen(c, mark, body, func() { c.mapLen(n) })
+			return
+		}
+		if m, ok := x.RawGetString("set").(*lua.LTable); ok {
+			mark := len(c.out)
+			c.setLen(0)
+			body := len(c.out)
+			n := 0
+			for _, kv := range luaNextOrder(m) {
+				luaToReply(c, scriptResp, kv[0], depth+1)
+				n++
+			}
+			fixDeferredLen(c, mark, body, func() { c.setLen(n) })
+			return
+		}
 		n := 0
 		for x.RawGetInt(n+1) != lua.LNil {
 			n++
 		}
 		c.arrayLen(n)
 		for j := 1; j <= n; j++ {
-			luaToReply(c, x.RawGetInt(j), depth+1)
+			luaToReply(c, scriptResp, x.RawGetInt(j), depth+1)
 		}
 	default:
 		c.nullBulk()
 	}
+}
+
+// luaNextOrder lists a table's pairs in the order Redis's Lua walks them
+// with lua_next: gopher-lua's Next gives insertion order, which for string
+// keys is replayed through Lua 5.1's hash placement (lua51HashOrder).
+func luaNextOrder(t *lua.LTable) [][2]lua.LValue {
+	var kvs [][2]lua.LValue
+	allStrings := true
+	for k, v := t.Next(lua.LNil); k != lua.LNil; k, v = t.Next(k) {
+		kvs = append(kvs, [2]lua.LValue{k, v})
+		if _, ok := k.(lua.LString); !ok {
+			allStrings = false
+		}
+	}
+	if !allStrings || len(kvs) < 2 {
+		return kvs
+	}
+	keys := make([]string, len(kvs))
+	for i, kv := range kvs {
+		keys[i] = string(kv[0].(lua.LString))
+	}
+	out := make([][2]lua.LValue, 0, len(kvs))
+	for _, i := range lua51HashOrder(keys) {
+		out = append(out, kvs[i])
+	}
+	return out
+}
+
+// fixDeferredLen replaces the placeholder header written at out[mark:body]
+// with the one writeHdr writes now that the length is known.
+func fixDeferredLen(c *client, mark, body int, writeHdr func()) {
+	elems := append([]byte(nil), c.out[body:]...)
+	c.out = c.out[:mark]
+	writeHdr()
+	c.out = append(c.out, elems...)
 }
 
 // luaMaxReplyDepth is where Redis's conversion runs out of Lua stack
@@ -597,7 +758,7 @@ func luaSha1hex(L *lua.LState) int {
 	return 1
 }
 
-func luaSetResp(L *lua.LState) int {
+func (e *luaEngine) luaSetResp(L *lua.LState) int {
 	if L.GetTop() != 1 {
 		L.Error(lua.LString("redis.setresp() requires one argument."), 0)
 		return 0
@@ -607,9 +768,7 @@ func luaSetResp(L *lua.LState) int {
 		L.Error(lua.LString("RESP version must be 2 or 3."), 0)
 		return 0
 	}
-	if v == 3 {
-		L.Error(lua.LString("RESP3 is not supported in scripts by this server."), 0)
-	}
+	e.fake.resp = int(v)
 	return 0
 }
 

@@ -230,7 +230,7 @@ func latencyDoctorCommand(c *client, argv [][]byte) {
 			i++
 		}
 	}
-	c.bulkString(sb.String())
+	c.verbatim("txt", []byte(sb.String()))
 }
 
 func latencyHelpCommand(c *client, argv [][]byte) {

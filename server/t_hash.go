@@ -343,14 +343,19 @@ func hgetallGeneric(c *client, key []byte, what int) {
 		return
 	}
 	if h == nil {
-		c.emptyArray()
+		if what == hgetKeys|hgetVals {
+			c.mapLen(0)
+		} else {
+			c.emptyArray()
+		}
 		return
 	}
 	n := h.length()
 	if what == hgetKeys|hgetVals {
-		n *= 2
+		c.mapLen(n)
+	} else {
+		c.arrayLen(n)
 	}
-	c.arrayLen(n)
 	h.each(func(f, v []byte) bool {
 		if what&hgetKeys != 0 {
 			c.bulk(f)
@@ -558,11 +563,14 @@ func hrandfieldWithCount(c *client, key []byte, l int64, withValues bool) {
 		count = -l
 	}
 	per := 1
-	if withValues {
+	if withValues && c.resp == 2 {
 		per = 2
 	}
 	size := int64(h.length())
 	emit := func(f, v []byte) {
+		if withValues {
+			c.pairStart()
+		}
 		c.bulk(f)
 		if withValues {
 			c.bulk(v)

@@ -309,7 +309,7 @@ func sremCommand(c *client, argv [][]byte) {
 
 // replySet writes every member of o as an array.
 func replySet(c *client, o *setObj) {
-	c.arrayLen(o.length())
+	c.setLen(o.length())
 	o.each(func(m []byte) bool {
 		c.bulk(m)
 		return true
@@ -322,7 +322,7 @@ func smembersCommand(c *client, argv [][]byte) {
 		return
 	}
 	if o == nil {
-		c.emptyArray()
+		c.setLen(0)
 		return
 	}
 	replySet(c, o)
@@ -415,13 +415,13 @@ func spopWithCount(c *client, argv [][]byte) {
 		return
 	}
 	if o == nil || n == 0 {
-		c.emptyArray()
+		c.setLen(0)
 		return
 	}
 	size := o.length()
 	s.notify(notifySet, "spop", key, c.db.id)
 	if n >= int64(size) {
-		replySetUnion(c, s, []*setObj{o})
+		replySet(c, unionOf(s, []*setObj{o}))
 		s.deleteKey(c.db, key)
 		s.notify(notifyGeneric, "del", key, c.db.id)
 		s.dirty++
@@ -430,7 +430,7 @@ func spopWithCount(c *client, argv [][]byte) {
 		return
 	}
 	c.preventPropagation()
-	c.arrayLen(int(n))
+	c.setLen(int(n))
 	for i := int64(0); i < n; i++ {
 		m := o.random(s.rnd)
 		o.remove(m)
@@ -498,7 +498,13 @@ func srandmemberWithCount(c *client, argv [][]byte) {
 		return
 	}
 	if count >= size {
-		replySetUnion(c, s, []*setObj{o})
+		// the whole set, as an array even in RESP3 (Redis 7.0)
+		u := unionOf(s, []*setObj{o})
+		c.arrayLen(u.length())
+		u.each(func(m []byte) bool {
+			c.bulk(m)
+			return true
+		})
 		return
 	}
 	// Distinct random members: a partial Fisher-Yates over the members
@@ -662,7 +668,7 @@ func sinterGeneric(c *client, keys [][]byte, dst []byte, limit int64, cardOnly b
 			}
 			c.integer(0)
 		default:
-			c.emptyArray()
+			c.setLen(0)
 		}
 		return
 	}
@@ -694,7 +700,7 @@ func sinterGeneric(c *client, keys [][]byte, dst []byte, limit int64, cardOnly b
 		}
 		storeSetResult(c, s, dst, out, "sinterstore")
 	default:
-		c.arrayLen(len(res))
+		c.setLen(len(res))
 		for _, m := range res {
 			c.bulk(m)
 		}
@@ -720,10 +726,10 @@ func storeSetResult(c *client, s *Server, dst []byte, out *setObj, event string)
 	c.integer(int64(out.length()))
 }
 
-// replySetUnion replies the union of sets built the way Redis's
-// sunionDiffGenericCommand does (into a fresh intset that converts as
-// needed), so the order matches Redis for integer results.
-func replySetUnion(c *client, s *Server, sets []*setObj) {
+// unionOf builds the union of sets the way Redis's sunionDiffGenericCommand
+// does (into a fresh intset that converts as needed), so the order of its
+// members matches Redis for integer results.
+func unionOf(s *Server, sets []*setObj) *setObj {
 	out := newSetIntset()
 	for _, o := range sets {
 		if o == nil {
@@ -734,7 +740,7 @@ func replySetUnion(c *client, s *Server, sets []*setObj) {
 			return true
 		})
 	}
-	replySet(c, out)
+	return out
 }
 
 func sunionCommand(c *client, argv [][]byte)      { sunionDiffGeneric(c, argv[1:], nil, false) }

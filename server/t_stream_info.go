@@ -21,15 +21,6 @@ func init() {
 	)
 }
 
-// mapLen starts a map reply: a RESP3 map, or a flat array in RESP2.
-func (c *client) mapLen(n int) {
-	if c.resp == 3 {
-		c.addReplyString("%" + string(formatInt(int64(n))) + "\r\n")
-		return
-	}
-	c.arrayLen(2 * n)
-}
-
 func xinfoHelpCommand(c *client, argv [][]byte) {
 	lines := []string{
 		"XINFO <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",

@@ -805,7 +805,7 @@ done:
 reply:
 	if flags&zaddINCR != 0 {
 		if processed > 0 {
-			c.bulkDouble(score)
+			c.double(score)
 		} else {
 			c.nullBulk()
 		}
@@ -862,7 +862,7 @@ func zscoreCommand(c *client, argv [][]byte) {
 		return
 	}
 	if sc, ok := z.score(argv[2]); ok {
-		c.bulkDouble(sc)
+		c.double(sc)
 	} else {
 		c.nullBulk()
 	}
@@ -880,7 +880,7 @@ func zmscoreCommand(c *client, argv [][]byte) {
 			continue
 		}
 		if sc, ok := z.score(m); ok {
-			c.bulkDouble(sc)
+			c.double(sc)
 		} else {
 			c.nullBulk()
 		}
@@ -1020,9 +1020,12 @@ func (k *zrangeSink) emit(m []byte, sc float64) {
 		return
 	}
 	k.n++
+	if k.withScores {
+		k.c.pairStart()
+	}
 	k.c.bulk(m)
 	if k.withScores {
-		k.c.bulkDouble(sc)
+		k.c.double(sc)
 	}
 }
 
@@ -1221,7 +1224,7 @@ func zrangeGeneric(c *client, argv [][]byte, argStart int, store bool, rangeType
 	}
 	if !store {
 		if withScores {
-			c.arrayLen(out.n * 2)
+			c.pairsLen(out.n)
 		} else {
 			c.arrayLen(out.n)
 		}
@@ -1318,7 +1321,13 @@ func zpopGeneric(c *client, argv [][]byte, max bool) {
 	if count > int64(z.length()) {
 		n = z.length()
 	}
-	c.arrayLen(n * 2)
+	// Redis nests the pairs in RESP3 only when a count was given.
+	nested := c.resp == 3 && len(argv) == 3
+	if nested {
+		c.arrayLen(n)
+	} else {
+		c.arrayLen(n * 2)
+	}
 	for i := 0; i < n; i++ {
 		rk := 0
 		if max {
@@ -1326,8 +1335,11 @@ func zpopGeneric(c *client, argv [][]byte, max bool) {
 		}
 		cur := z.cursor(rk)
 		m, sc := cur.get()
+		if nested {
+			c.arrayLen(2)
+		}
 		c.bulk(m)
-		c.bulkDouble(sc)
+		c.double(sc)
 		z.deleteRankRange(rk, rk)
 	}
 	s.notify(notifyZset, zpopEvent(max), key, c.db.id)

@@ -298,14 +298,17 @@ func zsetOpGeneric(c *client, argv [][]byte, dst []byte, numkeysIdx int, op int,
 		return
 	}
 	if withScores {
-		c.arrayLen(2 * len(res))
+		c.pairsLen(len(res))
 	} else {
 		c.arrayLen(len(res))
 	}
 	for _, e := range res {
+		if withScores {
+			c.pairStart()
+		}
 		c.bulk(e.member)
 		if withScores {
-			c.bulkDouble(e.score)
+			c.double(e.score)
 		}
 	}
 }
@@ -370,14 +373,17 @@ func zrandmemberWithCount(c *client, key []byte, l int64, withScores bool) {
 		count = -l
 	}
 	per := 1
-	if withScores {
+	if withScores && c.resp == 2 {
 		per = 2
 	}
 	size := int64(z.length())
 	emit := func(m []byte, sc float64) {
+		if withScores {
+			c.pairStart()
+		}
 		c.bulk(m)
 		if withScores {
-			c.bulkDouble(sc)
+			c.double(sc)
 		}
 	}
 	at := func(rk int) ([]byte, float64) {
@@ -449,7 +455,7 @@ func serveZmpop(c *client, keys [][]byte, max bool, count int64, later bool) boo
 			m, sc := cur.get()
 			c.arrayLen(2)
 			c.bulk(m)
-			c.bulkDouble(sc)
+			c.double(sc)
 			z.deleteRankRange(rk, rk)
 		}
 		s.notify(notifyZset, zpopEvent(max), key, c.db.id)

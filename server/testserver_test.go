@@ -302,6 +302,9 @@ func readValue(br *bufio.Reader, sb *strings.Builder, depth int) error {
 				return err
 			}
 		}
+		if line[0] == '|' { // attributes precede the reply they describe
+			return readValue(br, sb, depth+1)
+		}
 		return nil
 	}
 	return fmt.Errorf("unknown reply type %q", line)
@@ -310,7 +313,7 @@ func readValue(br *bufio.Reader, sb *strings.Builder, depth int) error {
 // splitRaw splits a raw aggregate reply into its header and the raw bytes
 // of each top-level element; ok=false for a non-aggregate.
 func splitRaw(raw string) (header string, elems []string, ok bool) {
-	if raw == "" || !strings.ContainsRune("*~>%|", rune(raw[0])) {
+	if raw == "" || !strings.ContainsRune("*~>%", rune(raw[0])) { // not "|": attributes + a reply
 		return "", nil, false
 	}
 	br := bufio.NewReader(strings.NewReader(raw))
@@ -322,7 +325,7 @@ func splitRaw(raw string) (header string, elems []string, ok bool) {
 	if err != nil || n < 0 {
 		return header, nil, true
 	}
-	if header[0] == '%' || header[0] == '|' {
+	if header[0] == '%' {
 		n *= 2
 	}
 	for i := 0; i < n; i++ {

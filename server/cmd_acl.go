@@ -1,0 +1,308 @@
+package server
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+)
+
+// ACL for the single "default" user (no ACL file, no other users), and
+// ROLE for a master without replicas.
+
+func init() {
+	a := func(name string, arity int, flags uint64, proc cmdProc, summary, since string, acl ...string) *command {
+		return &command{name: name, arity: arity, flags: flags, proc: proc, group: "server", summary: summary, since: since, acl: acl}
+	}
+	ls := cmdLoading | cmdStale
+	adm := cmdAdmin | cmdNoScript | ls
+	register(
+		a("acl", -2, 0, nil, "A container for Access List Control commands ", "6.0.0", "@slow"),
+		a("acl|cat", -2, cmdNoScript|ls, aclCatCommand, "List the ACL categories or the commands inside a category", "6.0.0", "@slow"),
+		a("acl|deluser", -3, adm, aclDeluserCommand, "Remove the specified ACL users and the associated rules", "6.0.0", "@admin", "@slow", "@dangerous"),
+		a("acl|dryrun", -4, adm, aclDryrunCommand, "Returns whether the user can execute the given command without executing the command.", "7.0.0", "@admin", "@slow", "@dangerous"),
+		a("acl|genpass", -2, cmdNoScript|ls, aclGenpassCommand, "Generate a pseudorandom secure password to use for ACL users", "6.0.0", "@slow"),
+		a("acl|getuser", 3, adm, aclGetuserCommand, "Get the rules for a specific ACL user", "6.0.0", "@admin", "@slow", "@dangerous"),
+		a("acl|help", 2, ls, aclHelpCommand, "Show helpful text about the different subcommands", "6.0.0", "@slow"),
+		a("acl|list", 2, adm, aclListCommand, "List the current ACL rules in ACL config file format", "6.0.0", "@admin", "@slow", "@dangerous"),
+		a("acl|load", 2, adm, aclNoFileCommand, "Reload the ACLs from the configured ACL file", "6.0.0", "@admin", "@slow", "@dangerous"),
+		a("acl|log", -2, adm, aclLogCommand, "List latest events denied because of ACLs in place", "6.0.0", "@admin", "@slow", "@dangerous"),
+		a("acl|save", 2, adm, aclNoFileCommand, "Save the current ACL rules in the configured ACL file", "6.0.0", "@admin", "@slow", "@dangerous"),
+		a("acl|setuser", -3, adm, aclSetuserCommand, "Modify or create the rules for a specific ACL user", "6.0.0", "@admin", "@slow", "@dangerous"),
+		a("acl|users", 2, adm, aclUsersCommand, "List the username of all the configured ACL rules", "6.0.0", "@admin", "@slow", "@dangerous"),
+		a("acl|whoami", 2, cmdNoScript|ls, aclWhoamiCommand, "Return the name of the user associated to the current connection", "6.0.0", "@slow"),
+		a("role", 1, cmdNoScript|ls|cmdFast, roleCommand, "Return the role of the instance in the context of replication", "2.8.12", "@admin", "@fast", "@dangerous"),
+	)
+}
+
+// aclCategories are Redis 7.0's ACL categories in ACL CAT order.
+var aclCategories = []string{"keyspace", "read", "write", "set", "sortedset", "list", "hash", "string", "bitmap",
+	"hyperloglog", "geo", "stream", "pubsub", "admin", "fast", "slow", "blocking", "dangerous", "connection",
+	"transaction", "scripting"}
+
+// commandHasCategory reports whether cmd is in category cat (without "@"),
+// including the categories Redis derives from the flags
+// (setImplicitACLCategories).
+func commandHasCategory(cmd *command, cat string) bool {
+	if cmd.subs != nil {
+		// Containers are only @slow in Redis 7.0, COMMAND also @connection.
+		return cat == "slow" || (cat == "connection" && cmd.name == "command")
+	}
+	has := func(name string) bool {
+		for _, a := range cmd.acl {
+			if strings.EqualFold(strings.TrimPrefix(a, "@"), name) {
+				return true
+			}
+		}
+		return false
+	}
+	if has(cat) {
+		return true
+	}
+	f := cmd.flags
+	switch cat {
+	case "write":
+		return f&cmdWrite != 0
+	case "read":
+		return f&cmdReadonly != 0 && !has("scripting")
+	case "admin", "dangerous":
+		return f&cmdAdmin != 0
+	case "pubsub":
+		return f&cmdPubSub != 0
+	case "fast":
+		return f&cmdFast != 0
+	case "blocking":
+		return f&cmdBlocking != 0
+	case "slow":
+		return f&cmdFast == 0 && !has("fast")
+	}
+	return false
+}
+
+// aclSubcommandArityError is the reply of ACL subcommands called with the
+// wrong arguments (Redis checks those by hand).
+func aclSubcommandArityError(c *client, sub []byte) {
+	c.err("ERR unknown subcommand or wrong number of arguments for '" + string(sub) + "'. Try ACL HELP.")
+}
+
+func aclCatCommand(c *client, argv [][]byte) {
+	s := c.srv
+	if len(argv) == 2 {
+		c.arrayLen(len(aclCategories))
+		for _, cat := range aclCategories {
+			c.bulkString(cat)
+		}
+		return
+	}
+	if len(argv) != 3 {
+		aclSubcommandArityError(c, argv[1])
+		return
+	}
+	cat := strings.ToLower(string(argv[2]))
+	known := false
+	for _, k := range aclCategories {
+		known = known || k == cat
+	}
+	if !known {
+		c.err("ERR Unknown category '" + string(argv[2]) + "'")
+		return
+	}
+	var out []string
+	for _, n := range s.commands.sortedNames() {
+		cmd := s.commands[n]
+		if commandHasCategory(cmd, cat) {
+			out = append(out, cmd.fullName())
+		}
+		for _, sub := range cmd.subs {
+			if commandHasCategory(sub, cat) {
+				out = append(out, sub.fullName())
+			}
+		}
+	}
+	c.arrayLen(len(out))
+	for _, n := range out {
+		c.bulkString(n)
+	}
+}
+
+func aclWhoamiCommand(c *client, argv [][]byte) { c.bulkString("default") }
+
+func aclUsersCommand(c *client, argv [][]byte) {
+	c.arrayLen(1)
+	c.bulkString("default")
+}
+
+// aclDefaultPassword returns the SHA-256 of requirepass (the default
+// user's only password), or "" for nopass.
+func aclDefaultPassword(s *Server) string {
+	if s.cfg.Requirepass == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(s.cfg.Requirepass))
+	return hex.EncodeToString(sum[:])
+}
+
+func aclListCommand(c *client, argv [][]byte) {
+	pass := "nopass"
+	if h := aclDefaultPassword(c.srv); h != "" {
+		pass = "#" + h
+	}
+	c.arrayLen(1)
+	c.bulkString("user default on " + pass + " ~* &* +@all")
+}
+
+func aclGetuserCommand(c *client, argv [][]byte) {
+	if string(argv[2]) != "default" {
+		c.nullBulk()
+		return
+	}
+	h := aclDefaultPassword(c.srv)
+	c.mapLen(6)
+	c.bulkString("flags")
+	if h == "" {
+		c.setLen(2)
+		c.bulkString("on")
+		c.bulkString("nopass")
+	} else {
+		c.setLen(1)
+		c.bulkString("on")
+	}
+	c.bulkString("passwords")
+	if h == "" {
+		c.arrayLen(0)
+	} else {
+		c.arrayLen(1)
+		c.bulkString(h)
+	}
+	c.bulkString("commands")
+	c.bulkString("+@all")
+	c.bulkString("keys")
+	c.bulkString("~*")
+	c.bulkString("channels")
+	c.bulkString("&*")
+	c.bulkString("selectors")
+	c.arrayLen(0)
+}
+
+func aclDeluserCommand(c *client, argv [][]byte) {
+	for _, u := range argv[2:] {
+		if string(u) == "default" {
+			c.err("ERR The 'default' user cannot be removed")
+			return
+		}
+	}
+	c.integer(0) // no other user exists
+}
+
+func aclDryrunCommand(c *client, argv [][]byte) {
+	s := c.srv
+	if string(argv[2]) != "default" {
+		c.err("ERR User '" + string(argv[2]) + "' not found")
+		return
+	}
+	args := argv[3:]
+	cmd, _ := s.lookupCommand(args)
+	if cmd == nil {
+		c.err("ERR Command '" + string(args[0]) + "' not found")
+		return
+	}
+	if !arityOK(cmd, len(args)) {
+		c.err("ERR wrong number of arguments for '" + cmd.fullName() + "' command")
+		return
+	}
+	c.ok() // the default user may run everything
+}
+
+func aclGenpassCommand(c *client, argv [][]byte) {
+	bits := int64(256)
+	if len(argv) > 3 {
+		aclSubcommandArityError(c, argv[1])
+		return
+	}
+	if len(argv) == 3 {
+		n, ok := parseInt(argv[2])
+		if !ok {
+			c.errNotInt()
+			return
+		}
+		bits = n
+	}
+	if bits <= 0 || bits > 4096 {
+		c.err("ERR ACL GENPASS argument must be the number of bits for the output password, a positive number up to 4096")
+		return
+	}
+	chars := (bits + 3) / 4
+	buf := make([]byte, (chars+1)/2)
+	if _, err := rand.Read(buf); err != nil {
+		c.err("ERR failed to generate random bytes")
+		return
+	}
+	c.bulkString(hex.EncodeToString(buf)[:chars])
+}
+
+func aclLogCommand(c *client, argv [][]byte) {
+	if len(argv) > 3 {
+		aclSubcommandArityError(c, argv[1])
+		return
+	}
+	if len(argv) == 3 {
+		if eqFold(argv[2], "reset") {
+			c.ok()
+			return
+		}
+		if _, ok := parseInt(argv[2]); !ok {
+			c.errNotInt()
+			return
+		}
+	}
+	c.emptyArray() // nothing is ever denied: there is only the default user
+}
+
+func aclNoFileCommand(c *client, argv [][]byte) {
+	c.err("ERR This Redis instance is not configured to use an ACL file. You may want to specify users via the ACL SETUSER command and then issue a CONFIG REWRITE (assuming you have a Redis configuration file set) in order to store users in the Redis configuration.")
+}
+
+func aclSetuserCommand(c *client, argv [][]byte) {
+	c.err("ERR ACL SETUSER is not supported: this server has only the default user (use requirepass to set its password)")
+}
+
+func aclHelpCommand(c *client, argv [][]byte) {
+	helpLines(c, []string{
+		"ACL <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+		"CAT [<category>]",
+		"    List all commands that belong to <category>, or all command categories",
+		"    when no category is specified.",
+		"DELUSER <username> [<username> ...]",
+		"    Delete a list of users.",
+		"DRYRUN <username> <command> [<arg> ...]",
+		"    Returns whether the user can execute the given command without executing the command.",
+		"GETUSER <username>",
+		"    Get the user's details.",
+		"GENPASS [<bits>]",
+		"    Generate a secure 256-bit user password. The optional `bits` argument can",
+		"    be used to specify a different size.",
+		"LIST",
+		"    Show users details in config file format.",
+		"LOAD",
+		"    Reload users from the ACL file.",
+		"LOG [<count> | RESET]",
+		"    Show the ACL log entries.",
+		"SAVE",
+		"    Save the current config to the ACL file.",
+		"SETUSER <username> <attribute> [<attribute> ...]",
+		"    Create or modify a user with the specified attributes.",
+		"USERS",
+		"    List all the registered usernames.",
+		"WHOAMI",
+		"    Return the current connection username.",
+		"HELP",
+		"    Prints this help.",
+	})
+}
+
+func roleCommand(c *client, argv [][]byte) {
+	c.arrayLen(3)
+	c.bulkString("master")
+	c.integer(0)
+	c.emptyArray()
+}

@@ -1,0 +1,749 @@
+package server
+
+import (
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"unsafe"
+)
+
+// GEO commands (Redis's geo.c): a geo index is a sorted set whose scores
+// are 52-bit geohashes (see geohash.go).
+
+func init() {
+	g := func(name string, arity int, flags uint64, first, last int, proc cmdProc, summary, since string, acl ...string) *command {
+		return &command{name: name, arity: arity, flags: flags, firstKey: first, lastKey: last, step: 1, proc: proc, group: "geo", summary: summary, since: since, acl: append(acl[:1:1], append([]string{"@geo"}, acl[1:]...)...)}
+	}
+	w, r := cmdWrite|cmdDenyOOM, cmdReadonly
+	register(
+		g("geoadd", -5, w, 1, 1, geoaddCommand, "Add one or more geospatial items in the geospatial index represented using a sorted set", "3.2.0", "@write", "@slow"),
+		g("geodist", -4, r, 1, 1, geodistCommand, "Returns the distance between two members of a geospatial index", "3.2.0", "@read", "@slow"),
+		g("geohash", -2, r, 1, 1, geohashCommand, "Returns members of a geospatial index as standard geohash strings", "3.2.0", "@read", "@slow"),
+		g("geopos", -2, r, 1, 1, geoposCommand, "Returns longitude and latitude of members of a geospatial index", "3.2.0", "@read", "@slow"),
+		g("georadius", -6, w, 1, 1, georadiusCommand, "Query a sorted set representing a geospatial index to fetch members matching a given maximum distance from a point", "3.2.0", "@write", "@slow"),
+		g("georadius_ro", -6, r, 1, 1, georadiusROCommand, "A read-only variant for GEORADIUS", "3.2.10", "@read", "@slow"),
+		g("georadiusbymember", -5, w, 1, 1, georadiusbymemberCommand, "Query a sorted set representing a geospatial index to fetch members matching a given maximum distance from a member", "3.2.0", "@write", "@slow"),
+		g("georadiusbymember_ro", -5, r, 1, 1, georadiusbymemberROCommand, "A read-only variant for GEORADIUSBYMEMBER", "3.2.10", "@read", "@slow"),
+		g("geosearch", -7, r, 1, 1, geosearchCommand, "Query a sorted set representing a geospatial index to fetch members inside an area of a box or a circle.", "6.2.0", "@read", "@slow"),
+		g("geosearchstore", -8, w, 1, 2, geosearchstoreCommand, "Query a sorted set representing a geospatial index to fetch members inside an area of a box or a circle, and store the result in another key.", "6.2.0", "@write", "@slow"),
+	)
+}
+
+// cFormatF is C's "%f".
+func cFormatF(f float64) string {
+	switch {
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	}
+	return strconv.FormatFloat(f, 'f', 6, 64)
+}
+
+// geoParseDouble is getDoubleFromObjectOrReply with an optional message.
+func geoParseDouble(c *client, b []byte, msg string) (float64, bool) {
+	f, ok := zParseScore(b)
+	if !ok {
+		if msg == "" {
+			c.err(errNotFloat)
+		} else {
+			c.err("ERR " + msg)
+		}
+		return 0, false
+	}
+	return f, true
+}
+
+// geoLonLat is extractLongLatOrReply.
+func geoLonLat(c *client, argv [][]byte) (lon, lat float64, ok bool) {
+	if lon, ok = geoParseDouble(c, argv[0], ""); !ok {
+		return
+	}
+	if lat, ok = geoParseDouble(c, argv[1], ""); !ok {
+		return
+	}
+	if lon < geoLongMin || lon > geoLongMax || lat < geoLatMin || lat > geoLatMax {
+		c.err("ERR invalid longitude,latitude pair " + cFormatF(lon) + "," + cFormatF(lat))
+		return 0, 0, false
+	}
+	return lon, lat, true
+}
+
+// geoUnit is extractUnitOrReply: meters per unit, or -1 after an error.
+func geoUnit(c *client, u []byte) float64 {
+	switch {
+	case eqFold(u, "m"):
+		return 1
+	case eqFold(u, "km"):
+		return 1000
+	case eqFold(u, "ft"):
+		return 0.3048
+	case eqFold(u, "mi"):
+		return 1609.34
+	}
+	c.err("ERR unsupported unit provided. please use M, KM, FT, MI")
+	return -1
+}
+
+// geoDistanceArg is extractDistanceOrReply: <radius> <unit>.
+func geoDistanceArg(c *client, argv [][]byte) (radius, conversion float64, ok bool) {
+	d, ok := geoParseDouble(c, argv[0], "need numeric radius")
+	if !ok {
+		return 0, 0, false
+	}
+	if d < 0 {
+		c.err("ERR radius cannot be negative")
+		return 0, 0, false
+	}
+	conv := geoUnit(c, argv[1])
+	if conv < 0 {
+		return 0, 0, false
+	}
+	return d, conv, true
+}
+
+// geoBoxArg is extractBoxOrReply: <width> <height> <unit>.
+func geoBoxArg(c *client, argv [][]byte) (w, h, conversion float64, ok bool) {
+	if w, ok = geoParseDouble(c, argv[0], "need numeric width"); !ok {
+		return
+	}
+	if h, ok = geoParseDouble(c, argv[1], "need numeric height"); !ok {
+		return
+	}
+	if h < 0 || w < 0 {
+		c.err("ERR height or width cannot be negative")
+		return 0, 0, 0, false
+	}
+	conv := geoUnit(c, argv[2])
+	if conv < 0 {
+		return 0, 0, 0, false
+	}
+	return w, h, conv, true
+}
+
+// geoFormatDistance is addReplyDoubleDistance's "%.4f".
+func geoFormatDistance(d float64) string {
+	switch {
+	case math.IsInf(d, 1):
+		return "inf"
+	case math.IsInf(d, -1):
+		return "-inf"
+	case math.IsNaN(d):
+		if math.Signbit(d) {
+			return "-nan"
+		}
+		return "nan"
+	}
+	return strconv.FormatFloat(d, 'f', 4, 64)
+}
+
+// humanLongDouble replies a coordinate as addReplyHumanLongDouble: "%.17Lf"
+// with trailing zeros removed, bulk in RESP2 and a double in RESP3.
+func (c *client) humanLongDouble(f float64) {
+	s := strconv.FormatFloat(f, 'f', 17, 64)
+	if strings.IndexByte(s, '.') >= 0 {
+		s = strings.TrimRight(s, "0")
+		s = strings.TrimSuffix(s, ".")
+	}
+	if s == "-0" {
+		s = "0" // ld2string's human mode prints negative zero as "0"
+	}
+	if c.resp == 3 {
+		c.out = append(c.out, ',')
+		c.out = append(c.out, s...)
+		c.out = append(c.out, '\r', '\n')
+		return
+	}
+	c.bulkString(s)
+}
+
+func geoaddCommand(c *client, argv [][]byte) {
+	xx, nx := false, false
+	longidx := 2
+	for ; longidx < len(argv); longidx++ {
+		a := argv[longidx]
+		if eqFold(a, "nx") {
+			nx = true
+		} else if eqFold(a, "xx") {
+			xx = true
+		} else if !eqFold(a, "ch") {
+			break
+		}
+	}
+	if (len(argv)-longidx)%3 != 0 || (xx && nx) {
+		c.errSyntax()
+		return
+	}
+	elements := (len(argv) - longidx) / 3
+	zargv := make([][]byte, 0, longidx+elements*2)
+	zargv = append(zargv, []byte("zadd"))
+	for i := 1; i < longidx; i++ {
+		zargv = append(zargv, cloneBytes(argv[i]))
+	}
+	for i := 0; i < elements; i++ {
+		p := argv[longidx+i*3:]
+		lon, lat, ok := geoLonLat(c, p)
+		if !ok {
+			return
+		}
+		h, _ := geohashEncodeWGS84(lon, lat, geoStepMax)
+		zargv = append(zargv, strconv.AppendUint(nil, h.align52(), 10), cloneBytes(p[2]))
+	}
+	zaddGeneric(c, zargv, 0)
+	c.rewriteArgv(zargv...)
+}
+
+// geoZsetScore returns member's score in a possibly absent zset.
+func geoZsetScore(z *zsetObj, member []byte) (float64, bool) {
+	if z == nil {
+		return 0, false
+	}
+	return z.score(member)
+}
+
+func geodistCommand(c *client, argv [][]byte) {
+	toMeter := 1.0
+	if len(argv) == 5 {
+		if toMeter = geoUnit(c, argv[4]); toMeter < 0 {
+			return
+		}
+	} else if len(argv) > 5 {
+		c.errSyntax()
+		return
+	}
+	z, wrong := c.srv.zsetRead(c, argv[1])
+	if wrong {
+		return
+	}
+	s1, ok1 := geoZsetScore(z, argv[2])
+	s2, ok2 := geoZsetScore(z, argv[3])
+	if !ok1 || !ok2 {
+		c.nullBulk()
+		return
+	}
+	lon1, lat1, ok1 := geoDecodeScore(s1)
+	lon2, lat2, ok2 := geoDecodeScore(s2)
+	if !ok1 || !ok2 {
+		c.nullBulk()
+		return
+	}
+	c.bulkString(geoFormatDistance(geoDistance(lon1, lat1, lon2, lat2) / toMeter))
+}
+
+const geoAlphabet = "0123456789bcdefghjkmnpqrstuvwxyz"
+
+func geohashCommand(c *client, argv [][]byte) {
+	z, wrong := c.srv.zsetRead(c, argv[1])
+	if wrong {
+		return
+	}
+	c.arrayLen(len(argv) - 2)
+	for _, m := range argv[2:] {
+		sc, ok := geoZsetScore(z, m)
+		if !ok {
+			c.nullBulk()
+			continue
+		}
+		lon, lat, ok := geoDecodeScore(sc)
+		if !ok {
+			c.nullBulk()
+			continue
+		}
+		h, _ := geohashEncode(geoRange{-180, 180}, geoRange{-90, 90}, lon, lat, 26)
+		var buf [11]byte
+		for i := 0; i < 11; i++ {
+			idx := 0
+			if i < 10 {
+				idx = int(h.bits>>(52-(uint(i)+1)*5)) & 0x1f
+			}
+			buf[i] = geoAlphabet[idx]
+		}
+		c.bulk(buf[:])
+	}
+}
+
+func geoposCommand(c *client, argv [][]byte) {
+	z, wrong := c.srv.zsetRead(c, argv[1])
+	if wrong {
+		return
+	}
+	c.arrayLen(len(argv) - 2)
+	for _, m := range argv[2:] {
+		sc, ok := geoZsetScore(z, m)
+		if !ok {
+			c.nullArray()
+			continue
+		}
+		lon, lat, ok := geoDecodeScore(sc)
+		if !ok {
+			c.nullArray()
+			continue
+		}
+		c.arrayLen(2)
+		c.humanLongDouble(lon)
+		c.humanLongDouble(lat)
+	}
+}
+
+// Search flags of georadiusGeneric.
+const (
+	geoRadiusCoords = 1 << iota
+	geoRadiusMember
+	geoRadiusNoStore
+	geoSearch
+	geoSearchStore
+)
+
+func georadiusCommand(c *client, argv [][]byte) { georadiusGeneric(c, argv, 1, geoRadiusCoords) }
+func georadiusROCommand(c *client, argv [][]byte) {
+	georadiusGeneric(c, argv, 1, geoRadiusCoords|geoRadiusNoStore)
+}
+func georadiusbymemberCommand(c *client, argv [][]byte) {
+	georadiusGeneric(c, argv, 1, geoRadiusMember)
+}
+func georadiusbymemberROCommand(c *client, argv [][]byte) {
+	georadiusGeneric(c, argv, 1, geoRadiusMember|geoRadiusNoStore)
+}
+func geosearchCommand(c *client, argv [][]byte) { georadiusGeneric(c, argv, 1, geoSearch) }
+func geosearchstoreCommand(c *client, argv [][]byte) {
+	georadiusGeneric(c, argv, 2, geoSearch|geoSearchStore)
+}
+
+type geoPoint struct {
+	lon, lat, dist, score float64
+	member                []byte
+}
+
+// geoMemberPos is longLatFromMember.
+func geoMemberPos(z *zsetObj, member []byte) (lon, lat float64, ok bool) {
+	sc, ok := z.score(member)
+	if !ok {
+		return 0, 0, false
+	}
+	return geoDecodeScore(sc)
+}
+
+func georadiusGeneric(c *client, argv [][]byte, srcIdx int, flags int) {
+	s := c.srv
+	var storekey []byte
+	storedist := false
+	z, wrong := s.zsetRead(c, argv[srcIdx])
+	if wrong {
+		return
+	}
+	var base int
+	var sh geoShape
+	switch {
+	case flags&geoRadiusCoords != 0:
+		base = 6
+		var ok bool
+		if sh.lon, sh.lat, ok = geoLonLat(c, argv[2:]); !ok {
+			return
+		}
+		if sh.radius, sh.conversion, ok = geoDistanceArg(c, argv[base-2:]); !ok {
+			return
+		}
+	case flags&geoRadiusMember != 0 && z == nil:
+		base = 5
+	case flags&geoRadiusMember != 0:
+		base = 5
+		var ok bool
+		if sh.lon, sh.lat, ok = geoMemberPos(z, argv[2]); !ok {
+			c.err("ERR could not decode requested zset member")
+			return
+		}
+		if sh.radius, sh.conversion, ok = geoDistanceArg(c, argv[base-2:]); !ok {
+			return
+		}
+	default:
+		base = 2
+		if flags&geoSearchStore != 0 {
+			base = 3
+			storekey = argv[1]
+		}
+	}
+	withdist, withhash, withcoords := false, false, false
+	frommember, fromloc, byradius, bybox := false, false, false, false
+	sortDir := 0 // 0 none, 1 asc, 2 desc
+	any := false
+	var count int64
+	remaining := len(argv) - base
+	for i := 0; i < remaining; i++ {
+		a := argv[base+i]
+		switch {
+		case eqFold(a, "withdist"):
+			withdist = true
+		case eqFold(a, "withhash"):
+			withhash = true
+		case eqFold(a, "withcoord"):
+			withcoords = true
+		case eqFold(a, "any"):
+			any = true
+		case eqFold(a, "asc"):
+			sortDir = 1
+		case eqFold(a, "desc"):
+			sortDir = 2
+		case eqFold(a, "count") && i+1 < remaining:
+			n, ok := parseInt(argv[base+i+1])
+			if !ok {
+				c.errNotInt()
+				return
+			}
+			if n <= 0 {
+				c.err("ERR COUNT must be > 0")
+				return
+			}
+			count = n
+			i++
+		case eqFold(a, "store") && i+1 < remaining && flags&geoRadiusNoStore == 0 && flags&geoSearch == 0:
+			storekey, storedist = argv[base+i+1], false
+			i++
+		case eqFold(a, "storedist") && i+1 < remaining && flags&geoRadiusNoStore == 0 && flags&geoSearch == 0:
+			storekey, storedist = argv[base+i+1], true
+			i++
+		case eqFold(a, "storedist") && flags&geoSearch != 0 && flags&geoSearchStore != 0:
+			storedist = true
+		case eqFold(a, "frommember") && i+1 < remaining && flags&geoSearch != 0 && !fromloc:
+			if z != nil {
+				var ok bool
+				if sh.lon, sh.lat, ok = geoMemberPos(z, argv[base+i+1]); !ok {
+					c.err("ERR could not decode requested zset member")
+					return
+				}
+			}
+			frommember = true
+			i++
+		case eqFold(a, "fromlonlat") && i+2 < remaining && flags&geoSearch != 0 && !frommember:
+			var ok bool
+			if sh.lon, sh.lat, ok = geoLonLat(c, argv[base+i+1:]); !ok {
+				return
+			}
+			fromloc = true
+			i += 2
+		case eqFold(a, "byradius") && i+2 < remaining && flags&geoSearch != 0 && !bybox:
+			var ok bool
+			if sh.radius, sh.conversion, ok = geoDistanceArg(c, argv[base+i+1:]); !ok {
+				return
+			}
+			sh.box = false
+			byradius = true
+			i += 2
+		case eqFold(a, "bybox") && i+3 < remaining && flags&geoSearch != 0 && !byradius:
+			var ok bool
+			if sh.width, sh.height, sh.conversion, ok = geoBoxArg(c, argv[base+i+1:]); !ok {
+				return
+			}
+			sh.box = true
+			bybox = true
+			i += 3
+		default:
+			c.errSyntax()
+			return
+		}
+	}
+	if storekey != nil && (withdist || withhash || withcoords) {
+		what := "STORE option in GEORADIUS"
+		if flags&geoSearchStore != 0 {
+			what = "GEOSEARCHSTORE"
+		}
+		c.err("ERR " + what + " is not compatible with WITHDIST, WITHHASH and WITHCOORD options")
+		return
+	}
+	if flags&geoSearch != 0 && !(frommember || fromloc) {
+		c.err("ERR exactly one of FROMMEMBER or FROMLONLAT can be specified for " + string(argv[0]))
+		return
+	}
+	if flags&geoSearch != 0 && !(byradius || bybox) {
+		c.err("ERR exactly one of BYRADIUS and BYBOX can be specified for " + string(argv[0]))
+		return
+	}
+	if any && count == 0 {
+		c.err("ERR the ANY argument requires COUNT argument")
+		return
+	}
+	if z == nil {
+		if storekey != nil {
+			if s.deleteKey(c.db, storekey) {
+				s.signalModifiedKey(c.db, storekey)
+				s.notify(notifyGeneric, "del", storekey, c.db.id)
+				s.dirty++
+			}
+			c.integer(0)
+		} else {
+			c.emptyArray()
+		}
+		return
+	}
+	if count != 0 && sortDir == 0 && !any {
+		sortDir = 1
+	}
+	var limit int
+	if any {
+		limit = int(min(count, math.MaxInt32))
+	}
+	points := geoMembersOfAllNeighbors(z, &sh, limit)
+	if len(points) == 0 && storekey == nil {
+		c.emptyArray()
+		return
+	}
+	returned := len(points)
+	if count != 0 && int64(returned) > count {
+		returned = int(count)
+	}
+	if sortDir != 0 {
+		cmp := func(x, y *geoPoint) int {
+			r := 0
+			if x.dist > y.dist {
+				r = 1
+			} else if x.dist < y.dist {
+				r = -1
+			}
+			if sortDir == 2 {
+				r = -r
+			}
+			return r
+		}
+		if returned == len(points) {
+			// glibc's qsort is a merge sort here: stable.
+			sort.SliceStable(points, func(i, j int) bool { return cmp(&points[i], &points[j]) < 0 })
+		} else {
+			geoPartialSort(points, cmp, 0, returned-1)
+		}
+	}
+	points = points[:returned]
+	if storekey == nil {
+		opts := 0
+		for _, b := range []bool{withdist, withcoords, withhash} {
+			if b {
+				opts++
+			}
+		}
+		c.arrayLen(returned)
+		for i := range points {
+			gp := &points[i]
+			gp.dist /= sh.conversion
+			if opts > 0 {
+				c.arrayLen(opts + 1)
+			}
+			c.bulk(gp.member)
+			if withdist {
+				c.bulkString(geoFormatDistance(gp.dist))
+			}
+			if withhash {
+				c.integer(int64(gp.score))
+			}
+			if withcoords {
+				c.arrayLen(2)
+				c.humanLongDouble(gp.lon)
+				c.humanLongDouble(gp.lat)
+			}
+		}
+		return
+	}
+	if returned > 0 {
+		maxLen := 0
+		for i := range points {
+			maxLen = max(maxLen, len(points[i].member))
+		}
+		var dst *zsetObj
+		if returned <= s.cfg.ZSetMaxListpackEntries && maxLen <= s.cfg.ZSetMaxListpackValue {
+			dst = newZsetListpack()
+		} else {
+			dst = newZsetSkiplist(returned)
+		}
+		for i := range points {
+			gp := &points[i]
+			gp.dist /= sh.conversion
+			sc := gp.score
+			if storedist {
+				sc = gp.dist
+			}
+			dst.insertRaw(cloneBytes(gp.member), sc)
+		}
+		s.setKey(c.db, storekey, newObjEntry(typZSet, unsafe.Pointer(dst)), false)
+		s.signalModifiedKey(c.db, storekey)
+		ev := "georadiusstore"
+		if flags&geoSearch != 0 {
+			ev = "geosearchstore"
+		}
+		s.notify(notifyZset, ev, storekey, c.db.id)
+		s.dirty += int64(returned)
+	} else if s.deleteKey(c.db, storekey) {
+		s.signalModifiedKey(c.db, storekey)
+		s.notify(notifyGeneric, "del", storekey, c.db.id)
+		s.dirty++
+	}
+	c.integer(int64(returned))
+}
+
+// geoMembersOfAllNeighbors collects the members inside the shape from the
+// nine search boxes, in Redis's order; limit > 0 stops early (ANY).
+func geoMembersOfAllNeighbors(z *zsetObj, sh *geoShape, limit int) []geoPoint {
+	boxes := geoSearchAreas(sh)
+	var out []geoPoint
+	last := 0
+	for i, b := range boxes {
+		if b.isZero() {
+			continue
+		}
+		if last != 0 && b == boxes[last] {
+			continue
+		}
+		if len(out) > 0 && limit > 0 && len(out) >= limit {
+			break
+		}
+		minS := b.align52()
+		b.bits++
+		maxS := b.align52()
+		out = geoPointsInRange(z, float64(minS), float64(maxS), sh, out, limit)
+		last = i
+	}
+	return out
+}
+
+func geoPointsInRange(z *zsetObj, minS, maxS float64, sh *geoShape, out []geoPoint, limit int) []geoPoint {
+	r := zScoreRange{min: minS, max: maxS, maxex: true}
+	first := z.firstInScore(&r)
+	if first < 0 {
+		return out
+	}
+	for cur := z.cursor(first); cur.valid(); cur.step(false) {
+		m, sc := cur.get()
+		if !r.lteMax(sc) {
+			break
+		}
+		lon, lat, ok := geoDecodeScore(sc)
+		if !ok {
+			continue
+		}
+		d, in := sh.within(lon, lat)
+		if !in {
+			continue
+		}
+		out = append(out, geoPoint{lon: lon, lat: lat, dist: d, score: sc, member: m})
+		if limit > 0 && len(out) >= limit {
+			break
+		}
+	}
+	return out
+}
+
+// geoPartialSort is Redis's pqsort (Bentley & McIlroy's quicksort that
+// only recurses into partitions overlapping ranks [lrange, rrange]): GEO
+// replies with COUNT sort this way, and the order of equal distances
+// depends on it.
+func geoPartialSort(a []geoPoint, cmp func(x, y *geoPoint) int, lrange, rrange int) {
+	geoPqsort(a, 0, len(a), cmp, lrange, rrange)
+}
+
+func geoPqsort(arr []geoPoint, a, n int, cmp func(x, y *geoPoint) int, lrange, rrange int) {
+	swap := func(i, j int) { arr[i], arr[j] = arr[j], arr[i] }
+	vecswap := func(i, j, cnt int) {
+		for k := 0; k < cnt; k++ {
+			swap(i+k, j+k)
+		}
+	}
+	c := func(i, j int) int { return cmp(&arr[i], &arr[j]) }
+	med3 := func(x, y, z int) int {
+		if c(x, y) < 0 {
+			if c(y, z) < 0 {
+				return y
+			}
+			if c(x, z) < 0 {
+				return z
+			}
+			return x
+		}
+		if c(y, z) > 0 {
+			return y
+		}
+		if c(x, z) < 0 {
+			return x
+		}
+		return z
+	}
+	insertion := func() {
+		for pm := a + 1; pm < a+n; pm++ {
+			for pl := pm; pl > a && c(pl-1, pl) > 0; pl-- {
+				swap(pl, pl-1)
+			}
+		}
+	}
+	for {
+		swapped := false
+		if n < 7 {
+			insertion()
+			return
+		}
+		pm := a + n/2
+		if n > 7 {
+			pl, pn := a, a+n-1
+			if n > 40 {
+				d := n / 8
+				pl = med3(pl, pl+d, pl+2*d)
+				pm = med3(pm-d, pm, pm+d)
+				pn = med3(pn-2*d, pn-d, pn)
+			}
+			pm = med3(pl, pm, pn)
+		}
+		swap(a, pm)
+		pa, pb := a+1, a+1
+		pc, pd := a+n-1, a+n-1
+		for {
+			for pb <= pc {
+				r := c(pb, a)
+				if r > 0 {
+					break
+				}
+				if r == 0 {
+					swapped = true
+					swap(pa, pb)
+					pa++
+				}
+				pb++
+			}
+			for pb <= pc {
+				r := c(pc, a)
+				if r < 0 {
+					break
+				}
+				if r == 0 {
+					swapped = true
+					swap(pc, pd)
+					pd--
+				}
+				pc--
+			}
+			if pb > pc {
+				break
+			}
+			swap(pb, pc)
+			swapped = true
+			pb++
+			pc--
+		}
+		if !swapped {
+			insertion()
+			return
+		}
+		pn := a + n
+		r := min(pa-a, pb-pa)
+		vecswap(a, pb-r, r)
+		r = min(pd-pc, pn-pd-1)
+		vecswap(pb, pn-r, r)
+		outside := func(first, last int) bool {
+			return (lrange < first && rrange < first) || (lrange > last && rrange > last)
+		}
+		if r = pb - pa; r > 1 && !outside(a, a+r-1) {
+			geoPqsort(arr, a, r, cmp, lrange, rrange)
+		}
+		if r = pd - pc; r > 1 {
+			a, n = pn-r, r
+			if !outside(a, a+r-1) {
+				continue
+			}
+		}
+		return
+	}
+}
