@@ -122,6 +122,7 @@ func configSetCommand(c *client, argv [][]byte) {
 		pairs = append(pairs, [2]string{string(argv[i]), string(argv[i+1])})
 	}
 	err := s.cfg.Set(pairs, func(changed []string) error { return s.applyConfig(changed) })
+	s.passwordSet.Store(s.cfg.Requirepass != "") // also after a rollback
 	if err != nil {
 		s.reloadNotifyFlags() // a failed apply restores every value
 		msg := err.Error()
@@ -138,6 +139,8 @@ func configSetCommand(c *client, argv [][]byte) {
 func (s *Server) applyConfig(changed []string) error {
 	for _, name := range changed {
 		switch name {
+		case "requirepass":
+			s.passwordSet.Store(s.cfg.Requirepass != "")
 		case "appendonly":
 			if s.cfg.AppendOnly && s.aof == nil {
 				if err := s.startAppendOnly(); err != nil {

@@ -16,15 +16,20 @@ const deniedProtectedMode = "-DENIED Redis is running in protected mode because 
 const maxBatch = 128
 
 func (s *Server) serveConn(nc net.Conn) {
+	// Configuration can change under CONFIG SET: read it under the executor.
+	s.mu.Lock()
+	keepalive, protected := s.cfg.TCPKeepalive, s.cfg.ProtectedMode && s.cfg.Requirepass == ""
+	maxBulk, maxQuery := s.cfg.ProtoMaxBulkLen, s.cfg.ClientQueryBufferLimit
+	s.mu.Unlock()
 	if tc, ok := nc.(*net.TCPConn); ok {
 		tc.SetNoDelay(true)
-		if s.cfg.TCPKeepalive > 0 {
+		if keepalive > 0 {
 			tc.SetKeepAlive(true)
-			tc.SetKeepAlivePeriod(time.Duration(s.cfg.TCPKeepalive) * time.Second)
+			tc.SetKeepAlivePeriod(time.Duration(keepalive) * time.Second)
 		}
 	}
 	// Protected mode: no password and a non-loopback peer.
-	if s.cfg.ProtectedMode && s.cfg.Requirepass == "" {
+	if protected {
 		if ta, ok := nc.RemoteAddr().(*net.TCPAddr); ok && !ta.IP.IsLoopback() {
 			nc.Write([]byte(deniedProtectedMode))
 			nc.Close()
@@ -33,9 +38,9 @@ func (s *Server) serveConn(nc net.Conn) {
 	}
 	id := s.nextID.Add(1)
 	c := newClient(s, nc, id)
-	c.rd.maxBulk = s.cfg.ProtoMaxBulkLen
-	c.rd.maxQueryBuf = s.cfg.ClientQueryBufferLimit
-	c.rd.authed = func() bool { return c.authed || s.cfg.Requirepass == "" }
+	c.rd.maxBulk = maxBulk
+	c.rd.maxQueryBuf = maxQuery
+	c.rd.authed = func() bool { return c.authed || !s.passwordSet.Load() }
 
 	s.mu.Lock()
 	if s.cfg.MaxClients > 0 && len(s.clients) >= s.cfg.MaxClients {

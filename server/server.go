@@ -43,6 +43,9 @@ type Server struct {
 	clients   map[int64]*client
 	nextID    atomic.Int64
 	nclients  atomic.Int64
+	// passwordSet mirrors requirepass != "" for the request parser,
+	// which runs outside the executor.
+	passwordSet atomic.Bool
 
 	aof  *aof.AOF // nil while appendonly is off
 	snap *snapshot
@@ -122,6 +125,7 @@ func New(cfg *config.Config, log zerolog.Logger) (*Server, error) {
 		exitFn:       os.Exit,
 		activeExpire: true,
 	}
+	s.passwordSet.Store(cfg.Requirepass != "")
 	s.stats.errorCounts = map[string]int64{}
 	s.dbs = make([]*DB, cfg.Databases)
 	for i := range s.dbs {
