@@ -257,7 +257,15 @@ func setBind(_ *directive, c *Config, args []string) string {
 	if len(args) == 1 && args[0] == "" {
 		args = nil
 	}
-	c.Bind = append([]string(nil), args...)
+	// An empty address among others cannot be bound and would not survive
+	// CONFIG REWRITE (the addresses are written space-separated).
+	var addrs []string
+	for _, a := range args {
+		if a != "" {
+			addrs = append(addrs, a)
+		}
+	}
+	c.Bind = addrs
 	return ""
 }
 
