@@ -1,6 +1,7 @@
 package aof
 
-// Preallocation (aofserver's own; Redis appends plainly).
+// Preallocation (aofserver's own, opt-in with PreallocSize; Redis appends
+// plainly).
 //
 // Under appendfsync always every fdatasync of a growing file must also
 // commit the new file size through the file system's journal, which on ext4
