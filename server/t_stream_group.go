@@ -579,11 +579,8 @@ func xclaimCommand(c *client, argv [][]byte) {
 		nd, e := st.lookup(id)
 		if e == nil {
 			if n != nil {
-				s.propagateXCLAIM(c, argv[1], g, id, n)
+				s.dropPending(c, argv[1], g, id, n)
 				propagateLastID = false
-				s.dirty++
-				g.pel.remove(id)
-				n.consumer.pel.remove(id)
 			}
 			continue
 		}
@@ -597,26 +594,7 @@ func xclaimCommand(c *client, argv [][]byte) {
 		if n.consumer != nil && minIdle != 0 && now-n.deliveryTime < minIdle {
 			continue
 		}
-		if cons == nil {
-			if cons = g.lookupConsumer(argv[3], true, now); cons == nil {
-				cons = g.createConsumer(argv[3], now)
-				s.dirty++
-				s.notify(notifyStream, "xgroup-createconsumer", argv[1], c.db.id)
-			}
-		}
-		if n.consumer != cons && n.consumer != nil {
-			n.consumer.pel.remove(id)
-		}
-		n.deliveryTime = deliveryTime
-		if retryCount >= 0 {
-			n.deliveryCount = uint64(retryCount)
-		} else if !justID {
-			n.deliveryCount++
-		}
-		if n.consumer != cons {
-			cons.pel.insert(id, n)
-			n.consumer = cons
-		}
+		cons = s.claimPending(c, argv[1], g, cons, argv[3], id, n, now, deliveryTime, retryCount, justID)
 		c.out = nil
 		if justID {
 			c.streamID(id)
@@ -719,10 +697,7 @@ func xautoclaimCommand(c *client, argv [][]byte) {
 		cur, _ = id.incr()
 		nd, e := st.lookup(id)
 		if e == nil {
-			s.propagateXCLAIM(c, argv[1], g, id, n)
-			s.dirty++
-			g.pel.remove(id)
-			n.consumer.pel.remove(id)
+			s.dropPending(c, argv[1], g, id, n)
 			deleted = append(deleted, id)
 			count--
 			continue
@@ -730,24 +705,7 @@ func xautoclaimCommand(c *client, argv [][]byte) {
 		if minIdle != 0 && now-n.deliveryTime < minIdle {
 			continue
 		}
-		if cons == nil {
-			if cons = g.lookupConsumer(argv[3], true, now); cons == nil {
-				cons = g.createConsumer(argv[3], now)
-				s.dirty++
-				s.notify(notifyStream, "xgroup-createconsumer", argv[1], c.db.id)
-			}
-		}
-		if n.consumer != cons && n.consumer != nil {
-			n.consumer.pel.remove(id)
-		}
-		n.deliveryTime = now
-		if !justID {
-			n.deliveryCount++
-		}
-		if n.consumer != cons {
-			cons.pel.insert(id, n)
-			n.consumer = cons
-		}
+		cons = s.claimPending(c, argv[1], g, cons, argv[3], id, n, now, now, -1, justID)
 		if justID {
 			c.streamID(id)
 		} else {
@@ -777,4 +735,42 @@ func xautoclaimCommand(c *client, argv [][]byte) {
 	for _, id := range deleted {
 		c.streamID(id)
 	}
+}
+
+// dropPending removes a pending entry whose stream entry was deleted, and
+// logs that as Redis does (an XCLAIM that the replica/AOF applies as a
+// removal).
+func (s *Server) dropPending(c *client, key []byte, g *streamCG, id streamID, n *streamNACK) {
+	s.propagateXCLAIM(c, key, g, id, n)
+	s.dirty++
+	g.pel.remove(id)
+	n.consumer.pel.remove(id)
+}
+
+// claimPending moves pending entry n to consumer name (created on first
+// use; cons caches it across a command) with a new delivery time, and a
+// delivery count set to retryCount, or incremented unless justID. It
+// returns the consumer.
+func (s *Server) claimPending(c *client, key []byte, g *streamCG, cons *streamConsumer, name []byte, id streamID, n *streamNACK, now, deliveryTime, retryCount int64, justID bool) *streamConsumer {
+	if cons == nil {
+		if cons = g.lookupConsumer(name, true, now); cons == nil {
+			cons = g.createConsumer(name, now)
+			s.dirty++
+			s.notify(notifyStream, "xgroup-createconsumer", key, c.db.id)
+		}
+	}
+	if n.consumer != cons && n.consumer != nil {
+		n.consumer.pel.remove(id)
+	}
+	n.deliveryTime = deliveryTime
+	if retryCount >= 0 {
+		n.deliveryCount = uint64(retryCount)
+	} else if !justID {
+		n.deliveryCount++
+	}
+	if n.consumer != cons {
+		cons.pel.insert(id, n)
+		n.consumer = cons
+	}
+	return cons
 }
