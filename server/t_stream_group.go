@@ -296,13 +296,9 @@ func xgroupCommand(c *client, argv [][]byte) {
 
 func xackCommand(c *client, argv [][]byte) {
 	s := c.srv
-	st, wrong := s.streamRead(c, argv[1])
+	_, g, wrong := s.streamGroup(c, argv[1], argv[2])
 	if wrong {
 		return
-	}
-	var g *streamCG
-	if st != nil {
-		g = st.lookupCG(argv[2])
 	}
 	if g == nil {
 		c.integer(0)
@@ -391,16 +387,12 @@ func xpendingCommand(c *client, argv [][]byte) {
 			consumerName = argv[startIdx+3]
 		}
 	}
-	st, wrong := s.streamRead(c, argv[1])
+	_, g, wrong := s.streamGroup(c, argv[1], argv[2])
 	if wrong {
 		return
 	}
-	var g *streamCG
-	if st != nil {
-		g = st.lookupCG(argv[2])
-	}
 	if g == nil {
-		c.err("NOGROUP No such key '" + string(argv[1]) + "' or consumer group '" + string(argv[2]) + "'")
+		c.err(noGroupErr(argv[1], argv[2]))
 		return
 	}
 	if justInfo {
@@ -475,16 +467,12 @@ func xpendingCommand(c *client, argv [][]byte) {
 
 func xclaimCommand(c *client, argv [][]byte) {
 	s := c.srv
-	st, wrong := s.streamRead(c, argv[1])
+	st, g, wrong := s.streamGroup(c, argv[1], argv[2])
 	if wrong {
 		return
 	}
-	var g *streamCG
-	if st != nil {
-		g = st.lookupCG(argv[2])
-	}
 	if g == nil {
-		c.err("NOGROUP No such key '" + string(argv[1]) + "' or consumer group '" + string(argv[2]) + "'")
+		c.err(noGroupErr(argv[1], argv[2]))
 		return
 	}
 	minIdle, ok := parseInt(argv[4])
@@ -660,16 +648,12 @@ func xautoclaimCommand(c *client, argv [][]byte) {
 			return
 		}
 	}
-	st, wrong := s.streamRead(c, argv[1])
+	st, g, wrong := s.streamGroup(c, argv[1], argv[2])
 	if wrong {
 		return
 	}
-	var g *streamCG
-	if st != nil {
-		g = st.lookupCG(argv[2])
-	}
 	if g == nil {
-		c.err("NOGROUP No such key '" + string(argv[1]) + "' or consumer group '" + string(argv[2]) + "'")
+		c.err(noGroupErr(argv[1], argv[2]))
 		return
 	}
 	s.lookupWrite(c, argv[1])
@@ -773,4 +757,18 @@ func (s *Server) claimPending(c *client, key []byte, g *streamCG, cons *streamCo
 		n.consumer = cons
 	}
 	return cons
+}
+
+// streamGroup looks up the stream at key (wrong: a wrong-type reply was
+// sent) and its consumer group; g is nil when either is missing.
+func (s *Server) streamGroup(c *client, key, group []byte) (st *streamObj, g *streamCG, wrong bool) {
+	st, wrong = s.streamRead(c, key)
+	if st != nil {
+		g = st.lookupCG(group)
+	}
+	return st, g, wrong
+}
+
+func noGroupErr(key, group []byte) string {
+	return "NOGROUP No such key '" + string(key) + "' or consumer group '" + string(group) + "'"
 }
