@@ -208,7 +208,27 @@ func rewriteReplicaOf(d *directive, c *Config, st *rewriteState) {
 		st.markProcessed(d.name)
 		return
 	}
-	st.line(d.name, d.name+" "+v, true)
+	// Redis prints the host bare; a host that would not read back as one
+	// argument (empty, spaces, quotes) is quoted so the file stays loadable.
+	i := strings.LastIndexByte(v, ' ')
+	host, port := v[:i], v[i+1:]
+	if needsQuoting(host) {
+		host = repr(host)
+	}
+	st.line(d.name, d.name+" "+host+" "+port, true)
+}
+
+// needsQuoting reports whether s would not read back as one bare argument.
+func needsQuoting(s string) bool {
+	if s == "" {
+		return true
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c <= ' ' || c >= 0x7f || c == '"' || c == '\'' || c == '\\' {
+			return true
+		}
+	}
+	return false
 }
 
 func rewritePercentiles(d *directive, c *Config, st *rewriteState) {
