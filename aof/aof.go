@@ -109,6 +109,7 @@ type AOF struct {
 	term       atomic.Pointer[error] // terminal error for Wait: fatal or closed
 	bioErr     atomic.Pointer[error]
 	notify     atomic.Pointer[chan struct{}] // closed and replaced when ackOff or the terminal state moves
+	ackHook    atomic.Pointer[func()]        // called after each notify (async.go)
 
 	currentSize  atomic.Int64 // aof_current_size
 	baseSize     atomic.Int64 // aof_rewrite_base_size
@@ -405,6 +406,9 @@ func (a *AOF) broadcast() {
 	ch := make(chan struct{})
 	old := a.notify.Swap(&ch)
 	close(*old)
+	if f := a.ackHook.Load(); f != nil {
+		(*f)()
+	}
 }
 
 // delHistoryLocked drops every history entry from the manifest, persists it

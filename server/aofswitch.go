@@ -24,6 +24,7 @@ func (s *Server) startAppendOnly() error {
 	if err != nil {
 		return err
 	}
+	s.installAckHook(a)
 	if err := a.StartWaiting(); err != nil {
 		return err
 	}
@@ -62,6 +63,7 @@ func (s *Server) startRewriteOffline() error {
 	if err != nil {
 		return err
 	}
+	s.installAckHook(a)
 	tmp := filepath.Join(s.cfg.Dir, fmt.Sprintf("temp-rewriteaof-bg-%d.aof", os.Getpid()))
 	sn := s.startSnapshot(true)
 	s.persist.rewrites++

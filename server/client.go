@@ -31,9 +31,13 @@ type queuedCmd struct {
 // executor (Server.mu); the connection goroutine only touches out/rd
 // between batches.
 type client struct {
-	srv   *Server
-	id    int64
-	conn  net.Conn
+	srv  *Server
+	id   int64
+	conn net.Conn
+	// lc is set while the network loop owns the connection (netloop_linux.go);
+	// yield asks the loop to hand c to a goroutine before the command.
+	lc    *loopConn
+	yield bool
 	addr  string
 	laddr string
 	rd    *reqReader
@@ -333,6 +337,7 @@ func (c *client) goAsync() {
 
 // startPushWriter switches the client to asynchronous output.
 func (c *client) startPushWriter() {
+	c.detachLocked() // the writer goroutine needs a net.Conn of its own
 	c.pushMu.Lock()
 	if c.pushWriter {
 		c.pushMu.Unlock()

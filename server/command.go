@@ -96,6 +96,25 @@ func register(cmds ...*command) {
 	}
 }
 
+// clone copies the table: each server keeps statistics of its own (tests
+// run several servers in one process).
+func (t commandTable) clone() commandTable {
+	out := make(commandTable, len(t))
+	for name, c := range t {
+		cc := *c
+		if c.subs != nil {
+			cc.subs = make(map[string]*command, len(c.subs))
+			for sn, sc := range c.subs {
+				scc := *sc
+				scc.parent = &cc
+				cc.subs[sn] = &scc
+			}
+		}
+		out[name] = &cc
+	}
+	return out
+}
+
 // lookupCommand finds argv's command; for container commands it descends
 // into the subcommand. It returns the container (and nil) for an unknown
 // subcommand so the caller can say so.

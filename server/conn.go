@@ -57,15 +57,22 @@ func (s *Server) serveConn(nc net.Conn) {
 	s.mu.Unlock()
 	s.nclients.Add(1)
 
-	defer func() {
-		s.mu.Lock()
-		s.freeClient(c)
-		s.mu.Unlock()
-		s.nclients.Add(-1)
-		c.stopPushWriter()
-		nc.Close()
-	}()
+	if s.loop != nil && s.loop.adopt(c, nc) {
+		return
+	}
+	defer s.releaseConn(c)
 	s.connLoop(c)
+}
+
+// releaseConn frees a client served on its own goroutine once its
+// connection is done.
+func (s *Server) releaseConn(c *client) {
+	s.mu.Lock()
+	s.freeClient(c)
+	s.mu.Unlock()
+	s.nclients.Add(-1)
+	c.stopPushWriter()
+	c.conn.Close()
 }
 
 func (s *Server) connLoop(c *client) {
@@ -113,50 +120,69 @@ func (s *Server) connLoop(c *client) {
 				return
 			}
 		}
-		if perr != nil {
-			var pe *protocolError
-			if errors.As(perr, &pe) {
-				c.out = append(c.out, "-ERR "...)
-				c.out = append(c.out, pe.Error()...)
-				c.out = append(c.out, "\r\n"...)
-				s.mu.Lock()
-				s.countError("ERR " + pe.Error())
-				s.mu.Unlock()
-				s.log.Debug().Msgf("Protocol error (%s) from client: %s", pe.msg, c.infoLine())
-			}
-			s.flushOut(c)
-			return
-		}
-		if len(c.out) > 0 {
-			if !s.flushOut(c) {
-				return
-			}
-		}
-		c.rd.reset()
-		if c.connFlags&flagCloseAfterReply != 0 {
+		if !s.afterBatch(c, perr) {
 			return
 		}
 	}
 }
 
-// runBatch executes the parsed commands, then holds the replies at the AOF
-// barrier. It returns false if the connection must close.
-func (s *Server) runBatch(c *client) bool {
-	n := c.rd.ncmds()
-	var lastA *aof.AOF // busy-script gate: a chunk it answered has no AOF of its own
-	for i := 0; i < n; {
-		var a *aof.AOF
-		var ok bool
-		i, a, ok = s.execChunk(c, i, n)
-		if !ok {
+// afterBatch sends the batch's replies (and the protocol error that ended
+// it, then closes). It reports whether the connection goes on.
+func (s *Server) afterBatch(c *client, perr error) bool {
+	if perr != nil {
+		var pe *protocolError
+		if errors.As(perr, &pe) {
+			s.reportProtocolError(c, pe)
+		}
+		s.flushOut(c)
+		return false
+	}
+	if len(c.out) > 0 {
+		if !s.flushOut(c) {
 			return false
 		}
-		if a != nil {
-			lastA = a
-		} else {
-			a = lastA
+	}
+	c.rd.reset()
+	return c.connFlags&flagCloseAfterReply == 0
+}
+
+// reportProtocolError queues Redis's reply to a malformed request.
+func (s *Server) reportProtocolError(c *client, pe *protocolError) {
+	c.out = append(c.out, "-ERR "...)
+	c.out = append(c.out, pe.Error()...)
+	c.out = append(c.out, "\r\n"...)
+	s.mu.Lock()
+	s.countError("ERR " + pe.Error())
+	s.mu.Unlock()
+	s.log.Debug().Msgf("Protocol error (%s) from client: %s", pe.msg, c.infoLine())
+}
+
+// runBatch executes the parsed commands, then holds the replies at the AOF
+// barrier. It returns false if the connection must close.
+func (s *Server) runBatch(c *client) bool { return s.runBatchFrom(c, 0, nil, false) }
+
+// runBatchFrom is runBatch from command i (lastA: the AOF of the commands
+// before it; blocked: command i-1 left the client blocked), for a
+// connection the network loop hands over mid-batch.
+func (s *Server) runBatchFrom(c *client, i int, lastA *aof.AOF, blocked bool) bool {
+	n := c.rd.ncmds()
+	for i < n || blocked {
+		a := lastA
+		if !blocked {
+			var ok bool
+			i, a, ok = s.execChunk(c, i, n)
+			if !ok {
+				return false
+			}
+			if a != nil {
+				lastA = a
+			} else {
+				a = lastA
+			}
+			blocked = c.connFlags&flagBlocked != 0
 		}
-		if c.connFlags&flagBlocked != 0 {
+		if blocked {
+			blocked = false
 			// Replies before the blocking command go out now; the rest
 			// of the pipeline waits until the client is served.
 			if a != nil {
@@ -220,6 +246,9 @@ func (s *Server) execChunk(c *client, i, n int) (next int, a *aof.AOF, ok bool) 
 	}
 	for ; i < end; i++ {
 		s.processCommand(c, c.rd.argsOf(i))
+		if c.yield {
+			break // the network loop hands c to a goroutine, from command i
+		}
 		if c.flags&(flagCloseAfterReply|flagCloseASAP) != 0 {
 			i = n
 			break
@@ -265,7 +294,12 @@ func (s *Server) flushOut(c *client) bool {
 		c.out = c.out[:0]
 		return true
 	}
-	_, err := c.conn.Write(c.out)
+	var err error
+	if c.lc != nil {
+		err = c.lc.writeNow(c.out) // best effort (an internal error's reply)
+	} else {
+		_, err = c.conn.Write(c.out)
+	}
 	if cap(c.out) > 1<<20 {
 		c.out = nil
 	} else {

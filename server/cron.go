@@ -34,6 +34,7 @@ func (s *Server) cronLoop() {
 			lastMem = now
 		}
 		s.mu.Lock()
+		s.idleTimeout.Store(int64(s.cfg.Timeout))
 		s.updateLRUClock()
 		// A busy script lends the executor only so that waiting clients
 		// can be told BUSY: no expiry, rehash or save may start mid-script.

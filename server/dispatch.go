@@ -70,6 +70,14 @@ func (s *Server) processCommand(c *client, argv [][]byte) {
 		c.err("LOADING Redis is loading the dataset in memory")
 		return
 	}
+	// The network loop never parks: a client it owns that would (CLIENT
+	// PAUSE, a script that may turn busy) continues on a goroutine of its
+	// own, from this command.
+	if c.lc != nil && (s.pausedFor(cmd) || s.runsScript(c, cmd)) {
+		c.yield = true
+		s.stats.totalCommands--
+		return
+	}
 	// CLIENT PAUSE: the client waits (off the executor) until the pause ends.
 	for c.flags&flagFake == 0 && s.pausedFor(cmd) {
 		s.mu.Unlock()
@@ -90,6 +98,31 @@ func (s *Server) processCommand(c *client, argv [][]byte) {
 		s.feedMonitors(c, argv)
 	}
 	s.call(c, cmd, argv)
+}
+
+// runsScript reports whether cmd runs Lua now (EVAL & co., FCALL & co., or
+// an EXEC with one of them queued).
+func (s *Server) runsScript(c *client, cmd *command) bool {
+	if c.flags&flagMulti != 0 {
+		if !isExecLike(cmd) {
+			return false
+		}
+		for _, q := range c.mstate {
+			if isScriptRun(q.cmd) {
+				return true
+			}
+		}
+		return false
+	}
+	return isScriptRun(cmd)
+}
+
+func isScriptRun(cmd *command) bool {
+	switch cmd.name {
+	case "eval", "evalsha", "eval_ro", "evalsha_ro", "fcall", "fcall_ro":
+		return cmd.parent == nil
+	}
+	return false
 }
 
 func isExecLike(cmd *command) bool { return cmd.name == "exec" }

@@ -113,6 +113,7 @@ func (s *Server) loadAOFAndOpen() error {
 	if err != nil {
 		return err
 	}
+	s.installAckHook(a)
 	if a.Exists() {
 		s.setLoading(true)
 		start := time.Now()

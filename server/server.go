@@ -81,9 +81,11 @@ type Server struct {
 	pausedUntil      time.Time
 	pauseWrites      bool
 
-	closing  chan struct{}
-	doneOnce sync.Once
-	wg       sync.WaitGroup
+	closing     chan struct{}
+	loop        *netLoop     // nil: a goroutine per connection
+	idleTimeout atomic.Int64 // cfg.Timeout for the network loop (refreshed by cron)
+	doneOnce    sync.Once
+	wg          sync.WaitGroup
 	// children counts child-process completion handlers still to run:
 	// Shutdown waits for them so no temp file outlives the server.
 	children sync.WaitGroup
@@ -116,7 +118,7 @@ func New(cfg *config.Config, log zerolog.Logger) (*Server, error) {
 	s := &Server{
 		cfg:          cfg,
 		log:          log,
-		commands:     builtin,
+		commands:     builtin.clone(),
 		clients:      map[int64]*client{},
 		rnd:          rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(os.Getpid()))),
 		startAt:      time.Now(),
@@ -184,6 +186,7 @@ func (s *Server) Listen() error {
 	if len(s.listeners) == 0 {
 		return errors.New("no listening address")
 	}
+	s.newNetLoops()
 	return nil
 }
 
@@ -198,6 +201,8 @@ func (s *Server) closeListeners() {
 
 // Serve accepts clients until Shutdown.
 func (s *Server) Serve() error {
+	s.idleTimeout.Store(int64(s.cfg.Timeout))
+	s.startNetLoops()
 	s.wg.Add(1)
 	go s.cronLoop()
 	var wg sync.WaitGroup
@@ -243,6 +248,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 			c.conn.Close()
 		}
 		s.mu.Unlock()
+		s.stopNetLoops()
 		err = s.persistOnShutdown(ctx)
 		waitGroup(ctx, &s.children)
 	})

@@ -1,0 +1,70 @@
+package aof
+
+// Non-blocking acknowledgement, for callers that serve many clients from
+// one goroutine (the server's network loop) and so must never park in
+// Wait: they check Acked, ask for progress with Kick or TryAck, and are
+// called back through the ack hook when the acknowledged offset moves.
+
+// SetAckHook sets f to be called (on whichever goroutine moved it) every
+// time the acknowledged offset advances or the AOF reaches its terminal
+// state. f must not block.
+func (a *AOF) SetAckHook(f func()) {
+	if f == nil {
+		a.ackHook.Store(nil)
+		return
+	}
+	a.ackHook.Store(&f)
+}
+
+// Acked reports whether everything up to logical offset off is
+// acknowledged: what Wait(off) waits for.
+func (a *AOF) Acked(off int64) bool { return a.ackOff.Load() >= off }
+
+// Term returns the terminal error (fatal write or fsync error, or closed)
+// once the AOF has one: offsets not acknowledged by then never will be.
+func (a *AOF) Term() error {
+	if t := a.term.Load(); t != nil {
+		return *t
+	}
+	return nil
+}
+
+// Kick asks the writer goroutine to write (and under Always fdatasync)
+// what has been fed, without waiting for it.
+func (a *AOF) Kick() { a.wake() }
+
+// TryAck is Wait for callers that may not wait on the disk for long: under
+// EverySec and No, if no other write is in progress, it write()s what has
+// been fed on the calling goroutine (a write to the page cache, as Redis's
+// event loop does); under Always, or when another goroutine is stepping, a
+// rotation is due, or a write error is being retried, it only kicks the
+// writer. It reports whether off is acknowledged on return.
+func (a *AOF) TryAck(off int64) bool {
+	if a.ackOff.Load() >= off {
+		return true
+	}
+	if Policy(a.policy.Load()) == Always || a.term.Load() != nil || a.writeErr.Load() != nil {
+		a.wake()
+		return false
+	}
+	if !a.stepMu.TryLock() {
+		a.wake()
+		return false
+	}
+	a.bufMu.Lock()
+	rot := a.rot
+	a.bufMu.Unlock()
+	if rot == nil && !a.stepClosed {
+		for a.ackOff.Load() < off && a.step(&a.ws) {
+		}
+	}
+	a.stepMu.Unlock()
+	if a.ackOff.Load() >= off {
+		if a.bufLen.Load() > 0 {
+			a.wake()
+		}
+		return true
+	}
+	a.wake()
+	return false
+}

@@ -1,0 +1,599 @@
+//go:build linux
+
+package server
+
+import (
+	"errors"
+	"net"
+	"os"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/aofserver/aofserver/aof"
+)
+
+// The network loop (Linux): one goroutine serves many connections with
+// epoll, as Redis's ae loop does. Per request that is one read() and one
+// write(), where a goroutine per connection pays a read() that finds
+// nothing, a park in the runtime's poller and a wake-up; on loopback the
+// difference is a quarter of the CPU per request.
+//
+// The loop reads, parses and writes outside the executor and runs each
+// batch under it with execChunk, like a connection goroutine. It never
+// waits for a disk: a batch whose replies depend on AOF bytes not yet
+// acknowledged is held, and the AOF's ack hook wakes the loop to send it.
+//
+// A connection whose next step would park (a blocked command, a script
+// that may run past busy-reply-threshold, CLIENT PAUSE, pub/sub or MONITOR
+// output, a reply the socket cannot take at once) is handed to a goroutine
+// of its own (conn.go) and stays there: those are rare, and the goroutine
+// path already does each of them right.
+
+const loopEvents = 256
+
+type netLoop struct {
+	s   *Server
+	ep  int
+	efd int // eventfd: ack hook, kills, new connections, stop
+
+	mu    sync.Mutex // guards conns, kills, stop
+	conns map[int32]*client
+	kills []*client
+	stop  bool
+
+	woken atomic.Bool // an eventfd write is pending
+	inAck atomic.Bool // the loop is in ackHeld: flushHeld follows anyway
+
+	held []*client // replies held at the AOF barrier (loop-owned)
+	evs  []unix.EpollEvent
+	done chan struct{}
+}
+
+// loopConn stands in for the net.Conn of a loop-owned client. Only Close
+// and the addresses are used while the loop owns it.
+type loopConn struct {
+	l      *netLoop
+	c      *client
+	fd     int
+	raddr  net.Addr
+	laddr  net.Addr
+	closed atomic.Bool
+
+	held    bool  // replies waiting at the AOF barrier
+	heldOff int64 // ... for this offset
+	heldA   *aof.AOF
+	inOff   bool  // EPOLLIN interest removed while held
+	perr    error // protocol error to report after the held replies
+}
+
+var errLoopConn = errors.New("connection owned by the network loop")
+
+func (lc *loopConn) Read([]byte) (int, error)         { return 0, errLoopConn }
+func (lc *loopConn) Write([]byte) (int, error)        { return 0, errLoopConn }
+func (lc *loopConn) LocalAddr() net.Addr              { return lc.laddr }
+func (lc *loopConn) RemoteAddr() net.Addr             { return lc.raddr }
+func (lc *loopConn) SetDeadline(time.Time) error      { return nil }
+func (lc *loopConn) SetReadDeadline(time.Time) error  { return nil }
+func (lc *loopConn) SetWriteDeadline(time.Time) error { return nil }
+
+// Close (any goroutine, e.g. CLIENT KILL) asks the loop to close the
+// connection.
+func (lc *loopConn) Close() error {
+	if lc.closed.Swap(true) {
+		return nil
+	}
+	lc.l.mu.Lock()
+	lc.l.kills = append(lc.l.kills, lc.c)
+	lc.l.mu.Unlock()
+	lc.l.wake()
+	return nil
+}
+
+func newNetLoop(s *Server) (*netLoop, error) {
+	ep, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		return nil, err
+	}
+	efd, err := unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK)
+	if err != nil {
+		unix.Close(ep)
+		return nil, err
+	}
+	if err := unix.EpollCtl(ep, unix.EPOLL_CTL_ADD, efd, &unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(efd)}); err != nil {
+		unix.Close(ep)
+		unix.Close(efd)
+		return nil, err
+	}
+	return &netLoop{s: s, ep: ep, efd: efd, conns: map[int32]*client{},
+		evs: make([]unix.EpollEvent, loopEvents), done: make(chan struct{})}, nil
+}
+
+// newNetLoops makes the loop (at Listen, before data loading can open an
+// AOF) unless AOFSERVER_NETLOOP=0: a goroutine per connection, for
+// comparison.
+func (s *Server) newNetLoops() {
+	if os.Getenv("AOFSERVER_NETLOOP") == "0" || s.loop != nil {
+		return
+	}
+	l, err := newNetLoop(s)
+	if err != nil {
+		s.log.Warn().Msgf("Network loop unavailable, serving each connection on its own goroutine: %v", err)
+		return
+	}
+	s.loop = l
+}
+
+func (s *Server) startNetLoops() {
+	if s.loop != nil {
+		go s.loop.run()
+	}
+}
+
+func (s *Server) stopNetLoops() {
+	if l := s.loop; l != nil {
+		l.mu.Lock()
+		l.stop = true
+		l.mu.Unlock()
+		l.wake()
+		<-l.done
+	}
+}
+
+func (l *netLoop) wake() {
+	if l.woken.Swap(true) {
+		return
+	}
+	var one = [8]byte{1}
+	unix.Write(l.efd, one[:])
+}
+
+// ackHook is installed on every AOF the server opens.
+func (l *netLoop) ackHook() {
+	if !l.inAck.Load() {
+		l.wake()
+	}
+}
+
+// adopt takes a registered client's connection into the loop. It reports
+// false if the connection could not be taken (it is then served on its
+// goroutine as before).
+func (l *netLoop) adopt(c *client, nc net.Conn) bool {
+	sc, ok := nc.(syscall.Conn)
+	if !ok {
+		return false
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return false
+	}
+	s := l.s
+	// Under s.mu: CLIENT KILL and Shutdown close c.conn under it too, so
+	// either nc is closed already (Control fails) or they will close lc.
+	fd := -1
+	s.mu.Lock()
+	cerr := rc.Control(func(f uintptr) {
+		fd, err = unix.FcntlInt(f, unix.F_DUPFD_CLOEXEC, 0)
+	})
+	if cerr != nil || err != nil || fd < 0 {
+		s.mu.Unlock()
+		return false
+	}
+	lc := &loopConn{l: l, c: c, fd: fd, raddr: nc.RemoteAddr(), laddr: nc.LocalAddr()}
+	c.lc = lc
+	c.conn = lc
+	s.mu.Unlock()
+	// The runtime's poller lets go of its descriptor; ours shares the open
+	// socket (non-blocking already).
+	nc.Close()
+
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.stop {
+		lc.closed.Store(true)
+		unix.Close(fd)
+		c.lc = nil
+		go l.release(c)
+		return true
+	}
+	if lc.closed.Load() {
+		return true // killed already: the loop closes it with the kill
+	}
+	if err := unix.EpollCtl(l.ep, unix.EPOLL_CTL_ADD, fd, &unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(fd)}); err != nil {
+		s.log.Warn().Msgf("epoll_ctl: %v", err)
+		l.kills = append(l.kills, c)
+		lc.closed.Store(true)
+		l.wake()
+		return true
+	}
+	l.conns[int32(fd)] = c
+	return true
+}
+
+func (l *netLoop) run() {
+	defer close(l.done)
+	var lastIdle time.Time
+	for {
+		timeout := -1
+		if len(l.held) > 0 || l.s.idleTimeout.Load() > 0 {
+			timeout = 100
+		}
+		n, err := unix.EpollWait(l.ep, l.evs, timeout)
+		if err != nil && err != unix.EINTR {
+			l.s.log.Warn().Msgf("epoll_wait: %v", err)
+			time.Sleep(time.Millisecond)
+			continue
+		}
+		for i := 0; i < n; i++ {
+			fd := l.evs[i].Fd
+			if int(fd) == l.efd {
+				var b [8]byte
+				l.woken.Store(false)
+				unix.Read(l.efd, b[:])
+				continue
+			}
+			l.mu.Lock()
+			c := l.conns[fd]
+			l.mu.Unlock()
+			if c != nil && c.lc != nil {
+				l.serve(c)
+			}
+		}
+		if l.handleKills() {
+			return
+		}
+		if len(l.held) > 0 {
+			l.ackHeld()
+			l.flushHeld()
+		}
+		if l.s.idleTimeout.Load() > 0 {
+			if now := time.Now(); now.Sub(lastIdle) >= time.Second {
+				lastIdle = now
+				l.closeIdle()
+			}
+		}
+	}
+}
+
+// handleKills closes the connections CLIENT KILL & co. asked for; on stop
+// it closes them all and reports true.
+func (l *netLoop) handleKills() bool {
+	l.mu.Lock()
+	kills := l.kills
+	l.kills = nil
+	stop := l.stop
+	var all []*client
+	if stop {
+		for _, c := range l.conns {
+			all = append(all, c)
+		}
+	}
+	l.mu.Unlock()
+	for _, c := range kills {
+		if c.lc != nil {
+			l.closeClient(c)
+		}
+	}
+	for _, c := range all {
+		if c.lc != nil {
+			l.closeClient(c)
+		}
+	}
+	if stop {
+		unix.Close(l.ep)
+		unix.Close(l.efd)
+	}
+	return stop
+}
+
+// closeIdle applies `timeout` to idle loop clients (Redis's clientsCron).
+func (l *netLoop) closeIdle() {
+	secs := time.Duration(l.s.idleTimeout.Load()) * time.Second
+	now := time.Now()
+	l.mu.Lock()
+	var idle []*client
+	for _, c := range l.conns {
+		if c.lc != nil && !c.lc.held && c.connFlags&(flagPubSub|flagMonitor) == 0 && now.Sub(c.lastInter) > secs {
+			idle = append(idle, c)
+		}
+	}
+	l.mu.Unlock()
+	for _, c := range idle {
+		l.s.log.Debug().Msg("Closing idle client")
+		l.closeClient(c)
+	}
+}
+
+// serve reads what the client sent, runs the complete requests and sends
+// the replies (or holds them at the barrier).
+func (l *netLoop) serve(c *client) {
+	s := l.s
+	lc := c.lc
+	if lc.held {
+		// Replies are waiting for the disk: read more only after they
+		// leave (level-triggered epoll would spin meanwhile).
+		if !lc.inOff {
+			unix.EpollCtl(l.ep, unix.EPOLL_CTL_MOD, lc.fd, &unix.EpollEvent{Events: 0, Fd: int32(lc.fd)})
+			lc.inOff = true
+		}
+		return
+	}
+	buf, err := c.rd.space()
+	if err != nil {
+		s.mu.Lock()
+		s.log.Warn().Msgf("Closing client that reached max query buffer length: %s", c.infoLine())
+		s.mu.Unlock()
+		l.closeClient(c)
+		return
+	}
+	n, err := unix.Read(lc.fd, buf)
+	if n <= 0 {
+		if err == unix.EAGAIN || err == unix.EINTR {
+			return
+		}
+		l.closeClient(c) // EOF or error
+		return
+	}
+	c.rd.end += n
+	s.stats.netInput.Add(int64(n))
+	c.lastInter = time.Now()
+	perr := c.rd.parse()
+	if c.rd.ncmds() > 0 {
+		var lastA *aof.AOF
+		nc := c.rd.ncmds()
+		for i := 0; i < nc; {
+			var a *aof.AOF
+			var ok bool
+			i, a, ok = s.execChunk(c, i, nc)
+			if !ok {
+				l.closeClient(c)
+				return
+			}
+			if a != nil {
+				lastA = a
+			}
+			blocked := c.connFlags&flagBlocked != 0
+			if blocked || c.yield || c.lc == nil {
+				// Continues on a goroutine of its own, from command i.
+				c.yield = false
+				l.handOff(c, i, lastA, blocked, perr)
+				return
+			}
+		}
+		if lastA != nil && !lastA.Acked(c.waitOff) {
+			// Written (or fsynced) once for the whole iteration, then
+			// sent: see ackHeld.
+			lc.held, lc.heldOff, lc.heldA, lc.perr = true, c.waitOff, lastA, perr
+			l.held = append(l.held, c)
+			return
+		}
+	}
+	l.finish(c, perr)
+}
+
+// finish sends the batch's replies and readies the reader for the next.
+func (l *netLoop) finish(c *client, perr error) {
+	if perr != nil {
+		var pe *protocolError
+		if errors.As(perr, &pe) {
+			l.s.reportProtocolError(c, pe)
+		}
+		l.write(c)
+		l.closeClient(c)
+		return
+	}
+	if len(c.out) > 0 && !l.write(c) {
+		return
+	}
+	c.rd.reset()
+	if c.connFlags&flagCloseAfterReply != 0 {
+		l.closeClient(c)
+	}
+}
+
+// write sends c.out. A reply the socket cannot take at once goes on on a
+// goroutine (handOff with the rest of the output); false means the loop no
+// longer owns c.
+func (l *netLoop) write(c *client) bool {
+	lc := c.lc
+	l.s.stats.netOutput.Add(int64(len(c.out)))
+	n, err := unix.Write(lc.fd, c.out)
+	if n == len(c.out) {
+		if cap(c.out) > 1<<20 {
+			c.out = nil
+		} else {
+			c.out = c.out[:0]
+		}
+		return true
+	}
+	if err != nil && err != unix.EAGAIN && err != unix.EINTR {
+		l.closeClient(c)
+		return false
+	}
+	if n > 0 {
+		c.out = c.out[:copy(c.out, c.out[n:])]
+	}
+	l.s.stats.netOutput.Add(-int64(len(c.out))) // counted again by flushOut
+	c.rd.reset()
+	l.handOffWrite(c)
+	return false
+}
+
+// ackHeld asks for the held replies' AOF bytes with one write for the
+// whole iteration (Redis's beforeSleep): done here under everysec and no,
+// by the writer goroutine under always (the loop never waits for fsync).
+func (l *netLoop) ackHeld() {
+	l.inAck.Store(true)
+	defer l.inAck.Store(false)
+	var a *aof.AOF
+	var off int64
+	for _, c := range l.held {
+		lc := c.lc
+		if lc == nil || !lc.held {
+			continue
+		}
+		if a != nil && lc.heldA != a {
+			a.TryAck(off)
+			off = 0
+		}
+		a = lc.heldA
+		off = max(off, lc.heldOff)
+	}
+	if a != nil {
+		a.TryAck(off)
+	}
+}
+
+// flushHeld sends the held replies whose AOF bytes are now acknowledged.
+func (l *netLoop) flushHeld() {
+	k := 0
+	for _, c := range l.held {
+		lc := c.lc
+		if lc == nil || !lc.held {
+			continue
+		}
+		if !lc.heldA.Acked(lc.heldOff) {
+			if lc.heldA.Term() != nil {
+				lc.held = false
+				l.closeClient(c)
+				continue
+			}
+			l.held[k] = c
+			k++
+			continue
+		}
+		lc.held = false
+		if lc.inOff {
+			lc.inOff = false
+			unix.EpollCtl(l.ep, unix.EPOLL_CTL_MOD, lc.fd, &unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(lc.fd)})
+		}
+		perr := lc.perr
+		lc.perr, lc.heldA = nil, nil
+		l.finish(c, perr)
+	}
+	clear(l.held[k:])
+	l.held = l.held[:k]
+}
+
+// detach turns c's connection back into a net.Conn served by the runtime's
+// poller; the loop forgets it. Called on the loop goroutine, with s.mu
+// held (c.conn changes).
+func (l *netLoop) detach(c *client) bool {
+	lc := c.lc
+	l.mu.Lock()
+	delete(l.conns, int32(lc.fd))
+	l.mu.Unlock()
+	unix.EpollCtl(l.ep, unix.EPOLL_CTL_DEL, lc.fd, nil)
+	c.lc = nil
+	if lc.closed.Load() {
+		unix.Close(lc.fd)
+		return false
+	}
+	f := os.NewFile(uintptr(lc.fd), "client")
+	nc, err := net.FileConn(f) // dups the descriptor (close-on-exec)
+	f.Close()
+	if err != nil {
+		lc.closed.Store(true)
+		return false
+	}
+	c.conn = nc
+	return true
+}
+
+// detachLocked is detach for code running a command of c (s.mu held), e.g.
+// SUBSCRIBE switching c to asynchronous output.
+func (c *client) detachLocked() {
+	if c.lc != nil {
+		if !c.lc.l.detach(c) {
+			c.connFlags |= flagCloseASAP
+			c.flags |= flagCloseASAP
+		}
+	}
+}
+
+// handOff continues c on a goroutine of its own from command i of the
+// parsed batch (blocked: command i-1 left it blocked).
+func (l *netLoop) handOff(c *client, i int, lastA *aof.AOF, blocked bool, perr error) {
+	s := l.s
+	if c.lc != nil {
+		s.mu.Lock()
+		ok := l.detach(c)
+		s.mu.Unlock()
+		if !ok {
+			l.release(c)
+			return
+		}
+	}
+	go func() {
+		defer s.releaseConn(c)
+		if !s.runBatchFrom(c, i, lastA, blocked) {
+			return
+		}
+		if s.afterBatch(c, perr) {
+			s.connLoop(c)
+		}
+	}()
+}
+
+// handOffWrite continues c on a goroutine of its own that first sends the
+// rest of c.out.
+func (l *netLoop) handOffWrite(c *client) {
+	s := l.s
+	s.mu.Lock()
+	ok := l.detach(c)
+	s.mu.Unlock()
+	if !ok {
+		l.release(c)
+		return
+	}
+	go func() {
+		defer s.releaseConn(c)
+		if !s.flushOut(c) || c.connFlags&flagCloseAfterReply != 0 {
+			return
+		}
+		s.connLoop(c)
+	}()
+}
+
+// closeClient closes a loop-owned connection and frees the client.
+func (l *netLoop) closeClient(c *client) {
+	lc := c.lc
+	if lc == nil {
+		return
+	}
+	c.lc = nil
+	lc.closed.Store(true)
+	lc.held = false
+	l.mu.Lock()
+	delete(l.conns, int32(lc.fd))
+	unix.Close(lc.fd) // also leaves the epoll set; under l.mu, see adopt
+	l.mu.Unlock()
+	l.release(c)
+}
+
+// release frees a client whose connection is gone.
+func (l *netLoop) release(c *client) {
+	s := l.s
+	s.mu.Lock()
+	s.freeClient(c)
+	s.mu.Unlock()
+	s.nclients.Add(-1)
+	c.stopPushWriter()
+}
+
+// installAckHook lets an AOF wake the loop when held replies may go.
+func (s *Server) installAckHook(a *aof.AOF) {
+	if s.loop != nil && a != nil {
+		a.SetAckHook(s.loop.ackHook)
+	}
+}
+
+// writeNow writes b at once, best effort (the loop never blocks on a
+// client).
+func (lc *loopConn) writeNow(b []byte) error {
+	_, err := unix.Write(lc.fd, b)
+	return err
+}
