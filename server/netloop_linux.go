@@ -113,11 +113,10 @@ func newNetLoop(s *Server) (*netLoop, error) {
 }
 
 // newNetLoops makes the loop (at Listen, before data loading can open an
-// AOF) when AOFSERVER_NETLOOP=1. Opt-in for now: a shutdown that did not
-// finish was seen once under always with group-commit gathering disabled;
-// until that is understood, a goroutine per connection is the default.
+// AOF). AOFSERVER_NETLOOP=0 serves each connection on a goroutine of its
+// own instead, for comparison.
 func (s *Server) newNetLoops() {
-	if os.Getenv("AOFSERVER_NETLOOP") != "1" || s.loop != nil {
+	if os.Getenv("AOFSERVER_NETLOOP") == "0" || s.loop != nil {
 		return
 	}
 	l, err := newNetLoop(s)
@@ -231,9 +230,14 @@ func (l *netLoop) run() {
 		for i := 0; i < n; i++ {
 			fd := l.evs[i].Fd
 			if int(fd) == l.efd {
+				// Drain, then clear: cleared first, a wake landing in
+				// between would be drained with woken left true, and
+				// every later wake (stop included) skipped. Cleared
+				// after, a wake skipped meanwhile is still seen: kills,
+				// stop and acks are checked below.
 				var b [8]byte
-				l.woken.Store(false)
 				unix.Read(l.efd, b[:])
+				l.woken.Store(false)
 				continue
 			}
 			l.mu.Lock()
@@ -515,18 +519,24 @@ func (c *client) detachLocked() {
 	}
 }
 
+// leave detaches c for a goroutine of its own; false means its connection
+// was closed meanwhile and c has been freed.
+func (l *netLoop) leave(c *client) bool {
+	l.s.mu.Lock()
+	ok := l.detach(c)
+	l.s.mu.Unlock()
+	if !ok {
+		l.release(c)
+	}
+	return ok
+}
+
 // handOff continues c on a goroutine of its own from command i of the
 // parsed batch (blocked: command i-1 left it blocked).
 func (l *netLoop) handOff(c *client, i int, lastA *aof.AOF, blocked bool, perr error) {
 	s := l.s
-	if c.lc != nil {
-		s.mu.Lock()
-		ok := l.detach(c)
-		s.mu.Unlock()
-		if !ok {
-			l.release(c)
-			return
-		}
+	if c.lc != nil && !l.leave(c) {
+		return
 	}
 	go func() {
 		defer s.releaseConn(c)
@@ -543,11 +553,7 @@ func (l *netLoop) handOff(c *client, i int, lastA *aof.AOF, blocked bool, perr e
 // rest of c.out.
 func (l *netLoop) handOffWrite(c *client) {
 	s := l.s
-	s.mu.Lock()
-	ok := l.detach(c)
-	s.mu.Unlock()
-	if !ok {
-		l.release(c)
+	if !l.leave(c) {
 		return
 	}
 	go func() {
