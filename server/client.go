@@ -4,6 +4,7 @@ import (
 	"net"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tidwall/redcon"
@@ -70,7 +71,7 @@ type client struct {
 	patOrder []string
 
 	created    time.Time
-	lastInter  time.Time
+	lastInter  atomic.Int64 // UnixNano of the last read; set outside mu
 	lastCmd    string
 	argvLenSum int
 	totalCmds  int64
@@ -103,7 +104,7 @@ type watchedKey struct {
 
 func newClient(s *Server, nc net.Conn, id int64) *client {
 	c := &client{srv: s, id: id, conn: nc, rd: newReqReader(), resp: 2, created: time.Now()}
-	c.lastInter = c.created
+	c.lastInter.Store(c.created.UnixNano())
 	if nc != nil {
 		c.addr = nc.RemoteAddr().String()
 		c.laddr = nc.LocalAddr().String()

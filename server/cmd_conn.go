@@ -267,7 +267,7 @@ func (c *client) infoLine() string {
 		cmd = "NULL"
 	}
 	return fmt.Sprintf("id=%d addr=%s laddr=%s fd=%d name=%s age=%d idle=%d flags=%s db=%d sub=%d psub=%d ssub=0 multi=%d qbuf=%d qbuf-free=%d argv-mem=0 multi-mem=0 rbs=%d rbp=0 obl=0 oll=0 omem=0 tot-mem=%d events=r cmd=%s user=default redir=-1 resp=%d",
-		c.id, c.addr, c.laddr, 8+c.id, c.name, int64(now.Sub(c.created).Seconds()), int64(now.Sub(c.lastInter).Seconds()),
+		c.id, c.addr, c.laddr, 8+c.id, c.name, int64(now.Sub(c.created).Seconds()), (now.UnixNano()-c.lastInter.Load())/1e9,
 		flags, dbid, len(c.channels), len(c.patterns), multi, c.rd.end-c.rd.pos, len(c.rd.buf)-c.rd.end, len(c.rd.buf), len(c.rd.buf)+cap(c.out), cmd, c.resp)
 }
 

@@ -113,7 +113,7 @@ func (s *Server) connLoop(c *client) {
 			}
 			return
 		}
-		c.lastInter = time.Now()
+		c.lastInter.Store(time.Now().UnixNano())
 		perr := c.rd.parse()
 		if c.rd.ncmds() > 0 {
 			if !s.runBatch(c) {
@@ -221,7 +221,9 @@ func (s *Server) execChunk(c *client, i, n int) (next int, a *aof.AOF, ok bool) 
 			return j, nil, true
 		}
 	}
+	s.muWanted.Add(1)
 	s.mu.Lock()
+	s.muWanted.Add(-1)
 	ok = true
 	defer func() {
 		if r := recover(); r != nil {

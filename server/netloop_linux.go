@@ -40,10 +40,15 @@ type netLoop struct {
 	ep  int
 	efd int // eventfd: ack hook, kills, new connections, stop
 
-	mu    sync.Mutex // guards conns, kills, stop
+	mu    sync.Mutex // guards conns, kills, stop, walk
 	conns map[int32]*client
 	kills []*client
 	stop  bool
+	walk  *snapshot // handed over by walkOnLoop
+
+	walking   *snapshot // the walk the loop steps (loop-owned)
+	walkSpare []byte
+	walkFull  bool // the child's queue is full: poll, do not spin
 
 	woken atomic.Bool // an eventfd write is pending
 	inAck atomic.Bool // the loop is in ackHeld: flushHeld follows anyway
@@ -218,7 +223,12 @@ func (l *netLoop) run() {
 	var lastIdle time.Time
 	for {
 		timeout := -1
-		if len(l.held) > 0 || l.s.idleTimeout.Load() > 0 {
+		if l.walking != nil {
+			timeout = 0
+			if l.walkFull {
+				timeout = 1
+			}
+		} else if len(l.held) > 0 || l.s.idleTimeout.Load() > 0 {
 			timeout = 100
 		}
 		n, err := unix.EpollWait(l.ep, l.evs, timeout)
@@ -250,6 +260,9 @@ func (l *netLoop) run() {
 		if l.handleKills() {
 			return
 		}
+		if l.walking != nil {
+			l.walkStep()
+		}
 		if len(l.held) > 0 {
 			l.ackHeld()
 			l.flushHeld()
@@ -270,6 +283,9 @@ func (l *netLoop) handleKills() bool {
 	kills := l.kills
 	l.kills = nil
 	stop := l.stop
+	if l.walk != nil {
+		l.walking, l.walk = l.walk, nil
+	}
 	var all []*client
 	if stop {
 		for _, c := range l.conns {
@@ -290,8 +306,41 @@ func (l *netLoop) handleKills() bool {
 	if stop {
 		unix.Close(l.ep)
 		unix.Close(l.efd)
+		if l.walking != nil {
+			go l.s.walk(l.walking) // the walk must end: its marks
+		}
 	}
 	return stop
+}
+
+// walkOnLoop hands a snapshot walk to the loop, which steps it between
+// iterations; false if the loop cannot take it.
+func (s *Server) walkOnLoop(sn *snapshot) bool {
+	l := s.loop
+	if l == nil {
+		return false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.stop || l.walk != nil || l.walking != nil {
+		return false
+	}
+	l.walk = sn
+	l.wake()
+	return true
+}
+
+// walkStep advances the walk by one step unless the child's queue is full.
+func (l *netLoop) walkStep() {
+	sn := l.walking
+	if l.walkFull = sn.out.pending() >= walkHighWater; l.walkFull {
+		return
+	}
+	var done bool
+	done, l.walkSpare = l.s.walkOnce(sn, l.walkSpare)
+	if done {
+		l.walking, l.walkSpare = nil, nil
+	}
 }
 
 // closeIdle applies `timeout` to idle loop clients (Redis's clientsCron).
@@ -301,7 +350,7 @@ func (l *netLoop) closeIdle() {
 	l.mu.Lock()
 	var idle []*client
 	for _, c := range l.conns {
-		if c.lc != nil && !c.lc.held && c.connFlags&(flagPubSub|flagMonitor) == 0 && now.Sub(c.lastInter) > secs {
+		if c.lc != nil && !c.lc.held && c.connFlags&(flagPubSub|flagMonitor) == 0 && now.UnixNano()-c.lastInter.Load() > int64(secs) {
 			idle = append(idle, c)
 		}
 	}
@@ -344,7 +393,7 @@ func (l *netLoop) serve(c *client) {
 	}
 	c.rd.end += n
 	s.stats.netInput.Add(int64(n))
-	c.lastInter = time.Now()
+	c.lastInter.Store(time.Now().UnixNano())
 	perr := c.rd.parse()
 	if c.rd.ncmds() > 0 {
 		var lastA *aof.AOF

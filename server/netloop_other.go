@@ -17,6 +17,7 @@ type loopConn struct{}
 
 func (s *Server) startNetLoops()                {}
 func (s *Server) stopNetLoops()                 {}
+func (s *Server) walkOnLoop(*snapshot) bool     { return false }
 func (s *Server) installAckHook(*aof.AOF)       {}
 func (l *netLoop) adopt(*client, net.Conn) bool { return false }
 func (c *client) detachLocked()                 {}

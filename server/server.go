@@ -33,6 +33,9 @@ var ErrServerClosed = errors.New("server: closed")
 // disk.
 type Server struct {
 	mu sync.Mutex
+	// muWanted counts command batches waiting for mu, so that background
+	// work under it (the snapshot walker) lets them in first.
+	muWanted atomic.Int32
 
 	cfg      *config.Config
 	log      zerolog.Logger

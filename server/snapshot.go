@@ -21,13 +21,16 @@ import (
 // through beforeModify/lookupWrite, which encodes the old value of an
 // unvisited entry before it changes (Dragonfly-style). FLUSHDB/FLUSHALL
 // hand the old tables to the snapshot instead of dropping them. All of
-// this runs under Server.mu; the encoded bytes are queued and streamed to
-// the child process by another goroutine.
+// this runs under Server.mu; the encoded bytes are staged in memory owned
+// by the executor and moved to the queue after each step, outside it (so
+// the executor never meets the queue's lock or wakes its reader), then
+// streamed to the child process by another goroutine.
 type snapshot struct {
-	s    *Server
-	mark bool
-	enc  snapEncoder
-	out  *snapQueue
+	s     *Server
+	mark  bool
+	enc   snapEncoder
+	out   *snapQueue
+	stage snapStage // encoded, not yet queued (under Server.mu)
 
 	dbIdx   int
 	cursor  uint64
@@ -52,6 +55,21 @@ type detachedDB struct {
 	keys    *dict[entry]
 	expires *dict[int64]
 	cursor  uint64
+}
+
+// snapStage collects the encoder's many small writes under the executor.
+type snapStage struct{ buf []byte }
+
+func (st *snapStage) Write(p []byte) (int, error) {
+	st.buf = append(st.buf, p...)
+	return len(p), nil
+}
+
+// take returns the staged bytes and stages into spare from now on.
+func (st *snapStage) take(spare []byte) []byte {
+	b := st.buf
+	st.buf = spare[:0]
+	return b
 }
 
 // snapQueue is the byte queue between the executor (producer) and the
@@ -137,7 +155,7 @@ var errSnapshotAborted = errors.New("snapshot aborted")
 func (s *Server) startSnapshot(aofBase bool) *snapshot {
 	s.snapParity = !s.snapParity
 	sn := &snapshot{s: s, mark: s.snapParity, out: newSnapQueue(), curDB: -1}
-	sn.enc = s.newBaseEncoder(sn.out, aofBase)
+	sn.enc = s.newBaseEncoder(&sn.stage, aofBase)
 	sn.sizes = make([]uint64, len(s.dbs))
 	sn.expires = make([]uint64, len(s.dbs))
 	for i, db := range s.dbs {
@@ -299,6 +317,7 @@ func (sn *snapshot) finish() {
 		if err := sn.enc.Close(); err != nil && sn.err == nil {
 			sn.err = err
 		}
+		sn.out.Write(sn.stage.take(nil))
 	}
 	sn.out.close()
 	if sn.s.snap == sn {
@@ -310,23 +329,60 @@ func (sn *snapshot) finish() {
 // mark invariant is restored before the next snapshot.
 func (sn *snapshot) abort(err error) {
 	sn.aborted = true
+	sn.stage.take(nil)
 	sn.out.fail(err)
 }
 
-// runWalker drives the walk: small steps under the executor, with
-// back-pressure from the child's pipe. It returns when the walk is done.
+// walkStep bounds the keys encoded per hold of the executor (about 0.1 ms);
+// walkHighWater bounds the bytes queued for the child (back-pressure).
+const (
+	walkStep      = 128
+	walkHighWater = 4 << 20
+)
+
+// runWalker drives the walk to its end: on the network loop, between its
+// iterations, when there is one (a walker goroutine holding the executor
+// can be descheduled by the OS in the middle of a step, and every client
+// waits for it); otherwise on the calling goroutine.
 func (s *Server) runWalker(sn *snapshot) {
-	const highWater = 4 << 20
+	if sn.keyDelay == 0 && s.walkOnLoop(sn) {
+		return
+	}
+	s.walk(sn)
+}
+
+// walk is the walker goroutine: small steps, back-pressure from the
+// child's pipe, and client batches waiting for the executor go first.
+func (s *Server) walk(sn *snapshot) {
+	var spare []byte
 	for {
-		sn.out.waitBelow(highWater)
-		s.mu.Lock()
-		done := sn.step(1000)
-		s.mu.Unlock()
+		sn.out.waitBelow(walkHighWater)
+		var done bool
+		done, spare = s.walkOnce(sn, spare)
 		if done {
 			return
 		}
 		if sn.keyDelay > 0 {
 			time.Sleep(sn.keyDelay)
+			continue
+		}
+		// A mutex lets the unlocker take it straight back: without this
+		// a client batch could wait out several steps.
+		for i := 0; i < 20 && s.muWanted.Load() > 0; i++ {
+			time.Sleep(20 * time.Microsecond)
 		}
 	}
+}
+
+// walkOnce runs one step under the executor and queues its bytes outside
+// it. spare is a buffer to stage into; the returned one is the next spare.
+func (s *Server) walkOnce(sn *snapshot, spare []byte) (bool, []byte) {
+	s.mu.Lock()
+	done := sn.step(walkStep)
+	chunk := sn.stage.take(spare)
+	s.mu.Unlock()
+	if len(chunk) > 0 && !done {
+		sn.out.Write(chunk)
+	}
+	return done, chunk
 }
