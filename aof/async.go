@@ -68,3 +68,25 @@ func (a *AOF) TryAck(off int64) bool {
 	a.wake()
 	return false
 }
+
+// Always reports whether the policy is appendfsync always.
+func (a *AOF) Always() bool { return Policy(a.policy.Load()) == Always }
+
+// SyncTo writes and (under Always) fdatasyncs on the calling goroutine
+// until everything up to logical offset off is acknowledged: a Wait that
+// always leads (after a step in progress, if any), and does not kick the
+// writer for bytes fed meanwhile, as the caller hands those to its next
+// SyncTo. It blocks on the disk: a goroutine that serves clients must hand
+// them to another before calling it.
+func (a *AOF) SyncTo(off int64) error {
+	if a.ackOff.Load() < off {
+		a.stepMu.Lock()
+		for a.ackOff.Load() < off && !a.stepClosed && a.term.Load() == nil && a.step(&a.ws) {
+		}
+		a.stepMu.Unlock()
+	}
+	if a.ackOff.Load() >= off {
+		return nil
+	}
+	return a.Wait(off) // terminal error, or a write error being retried
+}

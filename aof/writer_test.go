@@ -509,3 +509,54 @@ func TestSwitchToAlwaysSyncsPending(t *testing.T) {
 	}
 	a.Close()
 }
+
+// SyncTo is durable on return like Wait, from several goroutines at once,
+// and fails once the AOF is closed.
+func TestAlwaysSyncToIsDurable(t *testing.T) {
+	c := newCrashDir(t)
+	a, _ := startFresh(t, c, Always, nil)
+	var exec sync.Mutex
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for w := 0; w < 4; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := 0; i < 30; i++ {
+				exec.Lock()
+				off := a.Feed(Op{Argv: args(fmt.Sprintf("SET s%d:%d x", w, i))})
+				exec.Unlock()
+				if err := a.SyncTo(off); err != nil {
+					errs <- err
+					return
+				}
+				if !a.Acked(off) {
+					errs <- fmt.Errorf("SyncTo(%d) returned unacknowledged", off)
+					return
+				}
+				got, err := c.Crash().ReadAll(incr1Path)
+				if err != nil || int64(len(got)) < off {
+					errs <- fmt.Errorf("after SyncTo(%d) the synced incr has %d bytes (%v)", off, len(got), err)
+					return
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	exec.Lock()
+	off := a.Feed(Op{Argv: args("SET last x")})
+	exec.Unlock()
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if a.Acked(off) {
+		return // Close wrote and synced it: nothing left to fail
+	}
+	if err := a.SyncTo(off); err == nil {
+		t.Fatal("SyncTo after Close: nil error for an unacknowledged offset")
+	}
+}

@@ -27,6 +27,14 @@ import (
 // waits for a disk: a batch whose replies depend on AOF bytes not yet
 // acknowledged is held, and the AOF's ack hook wakes the loop to send it.
 //
+// Under appendfsync always the loop goroutine that ends an iteration with
+// held replies becomes the syncer: it starts a fresh goroutine to go on
+// with the loop, then writes and fdatasyncs the AOF itself and sends the
+// replies (Redis's beforeSleep, minus the clients left waiting meanwhile:
+// the new loop goroutine keeps executing them, and the syncer takes what
+// they held next, in one fsync). One client's request therefore meets no
+// hand-off between threads on its way: read, execute, fsync, reply.
+//
 // A connection whose next step would park (a blocked command, a script
 // that may run past busy-reply-threshold, CLIENT PAUSE, pub/sub or MONITOR
 // output, a reply the socket cannot take at once) is handed to a goroutine
@@ -40,18 +48,22 @@ type netLoop struct {
 	ep  int
 	efd int // eventfd: ack hook, kills, new connections, stop
 
-	mu    sync.Mutex // guards conns, kills, stop, walk
-	conns map[int32]*client
-	kills []*client
-	stop  bool
-	walk  *snapshot // handed over by walkOnLoop
+	mu       sync.Mutex // guards conns, kills, stop, walk, syncing, syncQ, returned
+	conns    map[int32]*client
+	kills    []*client
+	stop     bool
+	walk     *snapshot // handed over by walkOnLoop
+	syncing  bool      // a syncer goroutine runs
+	syncQ    []*client // held, for the syncer's next round
+	returned []*client // given back by the syncer (slow path)
 
 	walking   *snapshot // the walk the loop steps (loop-owned)
 	walkSpare []byte
 	walkFull  bool // the child's queue is full: poll, do not spin
 
-	woken atomic.Bool // an eventfd write is pending
-	inAck atomic.Bool // the loop is in ackHeld: flushHeld follows anyway
+	woken    atomic.Bool // an eventfd write is pending
+	inAck    atomic.Bool // the loop is in ackHeld: flushHeld follows anyway
+	heldWait atomic.Bool // replies in held wait for the ack hook
 
 	held []*client // replies held at the AOF barrier (loop-owned)
 	evs  []unix.EpollEvent
@@ -68,11 +80,16 @@ type loopConn struct {
 	laddr  net.Addr
 	closed atomic.Bool
 
+	// mu guards held, inOff, syncer and killReq, which the syncer
+	// goroutine changes while the loop may look.
+	mu      sync.Mutex
 	held    bool  // replies waiting at the AOF barrier
 	heldOff int64 // ... for this offset
 	heldA   *aof.AOF
 	inOff   bool  // EPOLLIN interest removed while held
 	perr    error // protocol error to report after the held replies
+	syncer  bool  // with the syncer goroutine: the loop must not touch it
+	killReq bool  // to close once the syncer gives it back
 }
 
 var errLoopConn = errors.New("connection owned by the network loop")
@@ -158,7 +175,7 @@ func (l *netLoop) wake() {
 
 // ackHook is installed on every AOF the server opens.
 func (l *netLoop) ackHook() {
-	if !l.inAck.Load() {
+	if l.heldWait.Load() && !l.inAck.Load() {
 		l.wake()
 	}
 }
@@ -218,8 +235,8 @@ func (l *netLoop) adopt(c *client, nc net.Conn) bool {
 	return true
 }
 
+// run is the loop; a goroutine that leaves it to sync has started the next.
 func (l *netLoop) run() {
-	defer close(l.done)
 	var lastIdle time.Time
 	for {
 		timeout := -1
@@ -258,14 +275,20 @@ func (l *netLoop) run() {
 			}
 		}
 		if l.handleKills() {
+			close(l.done)
 			return
 		}
+		l.takeReturned()
 		if l.walking != nil {
 			l.walkStep()
 		}
 		if len(l.held) > 0 {
-			l.ackHeld()
+			l.heldWait.Store(true)
+			if l.ackHeld() {
+				return // this goroutine is the syncer now
+			}
 			l.flushHeld()
+			l.heldWait.Store(len(l.held) > 0)
 		}
 		if l.s.idleTimeout.Load() > 0 {
 			if now := time.Now(); now.Sub(lastIdle) >= time.Second {
@@ -286,13 +309,16 @@ func (l *netLoop) handleKills() bool {
 	if l.walk != nil {
 		l.walking, l.walk = l.walk, nil
 	}
+	l.mu.Unlock()
 	var all []*client
 	if stop {
+		l.waitSyncer()
+		l.mu.Lock()
 		for _, c := range l.conns {
 			all = append(all, c)
 		}
+		l.mu.Unlock()
 	}
-	l.mu.Unlock()
 	for _, c := range kills {
 		if c.lc != nil {
 			l.closeClient(c)
@@ -350,8 +376,13 @@ func (l *netLoop) closeIdle() {
 	l.mu.Lock()
 	var idle []*client
 	for _, c := range l.conns {
-		if c.lc != nil && !c.lc.held && c.connFlags&(flagPubSub|flagMonitor) == 0 && now.UnixNano()-c.lastInter.Load() > int64(secs) {
-			idle = append(idle, c)
+		if lc := c.lc; lc != nil && c.connFlags&(flagPubSub|flagMonitor) == 0 && now.UnixNano()-c.lastInter.Load() > int64(secs) {
+			lc.mu.Lock()
+			held := lc.held
+			lc.mu.Unlock()
+			if !held {
+				idle = append(idle, c)
+			}
 		}
 	}
 	l.mu.Unlock()
@@ -366,6 +397,7 @@ func (l *netLoop) closeIdle() {
 func (l *netLoop) serve(c *client) {
 	s := l.s
 	lc := c.lc
+	lc.mu.Lock()
 	if lc.held {
 		// Replies are waiting for the disk: read more only after they
 		// leave (level-triggered epoll would spin meanwhile).
@@ -373,8 +405,10 @@ func (l *netLoop) serve(c *client) {
 			unix.EpollCtl(l.ep, unix.EPOLL_CTL_MOD, lc.fd, &unix.EpollEvent{Events: 0, Fd: int32(lc.fd)})
 			lc.inOff = true
 		}
+		lc.mu.Unlock()
 		return
 	}
+	lc.mu.Unlock()
 	buf, err := c.rd.space()
 	if err != nil {
 		s.mu.Lock()
@@ -420,7 +454,10 @@ func (l *netLoop) serve(c *client) {
 		if lastA != nil && !lastA.Acked(c.waitOff) {
 			// Written (or fsynced) once for the whole iteration, then
 			// sent: see ackHeld.
-			lc.held, lc.heldOff, lc.heldA, lc.perr = true, c.waitOff, lastA, perr
+			lc.mu.Lock()
+			lc.held = true
+			lc.mu.Unlock()
+			lc.heldOff, lc.heldA, lc.perr = c.waitOff, lastA, perr
 			l.held = append(l.held, c)
 			return
 		}
@@ -477,12 +514,24 @@ func (l *netLoop) write(c *client) bool {
 }
 
 // ackHeld asks for the held replies' AOF bytes with one write for the
-// whole iteration (Redis's beforeSleep): done here under everysec and no,
-// by the writer goroutine under always (the loop never waits for fsync).
-func (l *netLoop) ackHeld() {
+// whole iteration (Redis's beforeSleep): done here under everysec and no;
+// under always this goroutine becomes the syncer (true: it has left the
+// loop), or the running syncer takes them next.
+func (l *netLoop) ackHeld() bool {
+	var a *aof.AOF
+	mixed := false
+	for _, c := range l.held {
+		if lc := c.lc; lc != nil && lc.held {
+			mixed = mixed || (a != nil && lc.heldA != a)
+			a = lc.heldA
+		}
+	}
+	if a != nil && !mixed && a.Always() && len(l.held) <= syncerMax {
+		return l.toSyncer()
+	}
 	l.inAck.Store(true)
 	defer l.inAck.Store(false)
-	var a *aof.AOF
+	a = nil
 	var off int64
 	for _, c := range l.held {
 		lc := c.lc
@@ -499,6 +548,165 @@ func (l *netLoop) ackHeld() {
 	if a != nil {
 		a.TryAck(off)
 	}
+	return false
+}
+
+// syncerMax is the most held clients an iteration hands to a syncer of
+// its own; more go to the AOF's writer, which gathers them with the
+// clients that follow into bigger fsyncs (fewer fsyncs: less CPU).
+const syncerMax = 4
+
+// toSyncer hands the held clients not yet acknowledged to the syncer: to
+// the running one, or to this goroutine, which then leaves the loop to a
+// new one (true). flushHeld sends the others.
+func (l *netLoop) toSyncer() bool {
+	var batch []*client
+	k := 0
+	for _, c := range l.held {
+		lc := c.lc
+		if lc == nil || !lc.held {
+			continue
+		}
+		if lc.heldA.Acked(lc.heldOff) || lc.heldA.Term() != nil {
+			l.held[k] = c
+			k++
+			continue
+		}
+		lc.mu.Lock()
+		lc.syncer = true
+		lc.mu.Unlock()
+		batch = append(batch, c)
+	}
+	clear(l.held[k:])
+	l.held = l.held[:k]
+	if len(batch) == 0 {
+		return false
+	}
+	l.mu.Lock()
+	if l.syncing {
+		l.syncQ = append(l.syncQ, batch...)
+		l.mu.Unlock()
+		return false
+	}
+	l.syncing = true
+	l.mu.Unlock()
+	l.heldWait.Store(false)
+	go l.run()
+	l.syncRounds(batch)
+	return true
+}
+
+// syncRounds is the syncer: fsync, reply, and again while the loop hands
+// over more held clients.
+func (l *netLoop) syncRounds(batch []*client) {
+	for {
+		a := batch[0].lc.heldA
+		var off int64
+		for _, c := range batch {
+			if c.lc.heldA == a {
+				off = max(off, c.lc.heldOff)
+			}
+		}
+		err := a.SyncTo(off)
+		var back []*client
+		for _, c := range batch {
+			if err != nil || !l.replyFromSyncer(c) {
+				c.lc.mu.Lock()
+				c.lc.syncer = false
+				c.lc.mu.Unlock()
+				back = append(back, c)
+			}
+		}
+		l.mu.Lock()
+		l.returned = append(l.returned, back...)
+		batch = l.syncQ
+		l.syncQ = nil
+		l.syncing = len(batch) > 0
+		l.mu.Unlock()
+		if len(back) > 0 {
+			l.wake()
+		}
+		if len(batch) == 0 {
+			return
+		}
+	}
+}
+
+// replyFromSyncer sends a held client's replies and gives it back to the
+// loop, when nothing more than that is to be done; false leaves the rest
+// (protocol error, close after reply, a kill, a partial write, more
+// input pending) to the loop.
+func (l *netLoop) replyFromSyncer(c *client) bool {
+	lc := c.lc
+	if lc.perr != nil || c.connFlags&flagCloseAfterReply != 0 || !lc.heldA.Acked(lc.heldOff) {
+		return false
+	}
+	if len(c.out) > 0 {
+		n, _ := unix.Write(lc.fd, c.out)
+		if n > 0 {
+			l.s.stats.netOutput.Add(int64(n))
+			c.out = c.out[:copy(c.out, c.out[n:])]
+		}
+		if len(c.out) > 0 {
+			return false
+		}
+		if cap(c.out) > 1<<20 {
+			c.out = nil
+		}
+	}
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	if lc.killReq {
+		return false
+	}
+	c.rd.reset()
+	if lc.inOff {
+		// It sent more while held (often: the moment it read the reply).
+		lc.inOff = false
+		unix.EpollCtl(l.ep, unix.EPOLL_CTL_MOD, lc.fd, &unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(lc.fd)})
+	}
+	lc.heldA = nil
+	lc.held = false
+	lc.syncer = false
+	return true
+}
+
+// takeReturned puts the clients the syncer gave back with the held ones
+// (flushHeld finishes them), or closes them.
+func (l *netLoop) takeReturned() {
+	l.mu.Lock()
+	back := l.returned
+	l.returned = nil
+	l.mu.Unlock()
+	for _, c := range back {
+		lc := c.lc
+		if lc == nil {
+			continue
+		}
+		lc.mu.Lock()
+		kill := lc.killReq
+		lc.killReq = false
+		lc.mu.Unlock()
+		if kill {
+			l.closeClient(c)
+			continue
+		}
+		l.held = append(l.held, c)
+	}
+}
+
+// waitSyncer waits (at stop) until no syncer runs.
+func (l *netLoop) waitSyncer() {
+	for {
+		l.mu.Lock()
+		busy := l.syncing
+		l.mu.Unlock()
+		if !busy {
+			l.takeReturned()
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
 }
 
 // flushHeld sends the held replies whose AOF bytes are now acknowledged.
@@ -511,7 +719,6 @@ func (l *netLoop) flushHeld() {
 		}
 		if !lc.heldA.Acked(lc.heldOff) {
 			if lc.heldA.Term() != nil {
-				lc.held = false
 				l.closeClient(c)
 				continue
 			}
@@ -519,7 +726,9 @@ func (l *netLoop) flushHeld() {
 			k++
 			continue
 		}
+		lc.mu.Lock()
 		lc.held = false
+		lc.mu.Unlock()
 		if lc.inOff {
 			lc.inOff = false
 			unix.EpollCtl(l.ep, unix.EPOLL_CTL_MOD, lc.fd, &unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(lc.fd)})
@@ -620,9 +829,16 @@ func (l *netLoop) closeClient(c *client) {
 	if lc == nil {
 		return
 	}
+	lc.mu.Lock()
+	if lc.syncer {
+		lc.killReq = true // closed when the syncer gives it back
+		lc.mu.Unlock()
+		return
+	}
+	lc.held = false
+	lc.mu.Unlock()
 	c.lc = nil
 	lc.closed.Store(true)
-	lc.held = false
 	l.mu.Lock()
 	delete(l.conns, int32(lc.fd))
 	unix.Close(lc.fd) // also leaves the epoll set; under l.mu, see adopt

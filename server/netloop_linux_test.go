@@ -3,6 +3,9 @@
 package server
 
 import (
+	"context"
+	"net"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -46,5 +49,91 @@ func TestNetLoopWakeNeverLost(t *testing.T) {
 		case <-time.After(5 * time.Second):
 			t.Fatalf("round %d: the loop did not stop after a storm of wakes (a wake was lost)", round)
 		}
+	}
+}
+
+// Under always the loop goroutine that syncs a small group owns those
+// clients until it has replied. A client that sends more meanwhile, or is
+// killed meanwhile, is finished by the loop afterwards; a shutdown waits
+// for the syncer. Everything else keeps being served.
+func TestNetLoopSyncerOwnsHeldClients(t *testing.T) {
+	g := newGateFS()
+	s := startGatedServer(t, g, "--appendfsync", "always")
+	if s.loop == nil {
+		t.Fatal("no network loop")
+	}
+	addr := s.Addr().String()
+	a := dial(t, addr)
+	id := strings.TrimSpace(strings.TrimPrefix(a.do("CLIENT", "ID"), ":"))
+	p := dial(t, addr) // pipelines behind its held reply
+	g.closeGate()
+	a.send("SET", "k", "v")
+	p.send("INCR", "n")
+	time.Sleep(50 * time.Millisecond) // both held by the syncer, in fsync
+	p.send("INCR", "n")
+	p.send("GET", "n")
+	kill := asyncDo(t, addr, "CLIENT", "KILL", "ID", id)
+	noReply(t, kill, "CLIENT KILL (its AOF offset covers the SET)")
+	// Replies wait for the SET's fsync, but commands still execute.
+	other := asyncDo(t, addr, "INCR", "m")
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		s.mu.Lock()
+		_, ok := s.dbs[0].keys.Get("m")
+		s.mu.Unlock()
+		if ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the executor stopped while the syncer was in fsync")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	g.openGate()
+	if r := reply(t, kill); r != ":1\r\n" {
+		t.Fatalf("CLIENT KILL: %q", r)
+	}
+	if r := reply(t, other); r != ":1\r\n" {
+		t.Fatalf("INCR m: %q", r)
+	}
+	for i, want := range []string{":1\r\n", ":2\r\n", "$1\r\n2\r\n"} {
+		if r := p.read(); r != want {
+			t.Fatalf("pipelined reply %d: %q, want %q", i, r, want)
+		}
+	}
+	// The killed client got at most its SET reply, then EOF.
+	a.nc.SetReadDeadline(time.Now().Add(5 * time.Second))
+	for {
+		r, err := readRaw(a.br)
+		if err != nil {
+			if ne, ok := err.(net.Error); ok && ne.Timeout() {
+				t.Fatal("the killed client was never closed")
+			}
+			break
+		}
+		if r != "+OK\r\n" {
+			t.Fatalf("killed client got %q", r)
+		}
+	}
+	if r := dial(t, addr).do("GET", "k"); r != "$1\r\nv\r\n" {
+		t.Fatalf("GET k: %q", r)
+	}
+	// A shutdown while a syncer is in fsync waits for it, then ends.
+	g.closeGate()
+	pending := asyncDo(t, addr, "SET", "k2", "v2")
+	noReply(t, pending, "SET k2")
+	done := make(chan struct{})
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		s.Shutdown(ctx)
+		close(done)
+	}()
+	time.Sleep(100 * time.Millisecond)
+	g.openGate()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("shutdown did not end after the syncer's fsync")
 	}
 }
