@@ -164,9 +164,9 @@ func (s *Server) call(c *client, cmd *command, argv [][]byte) {
 	prevArgv, prevPrevent, prevFailed := c.propArgv, c.preventProp, s.curCmdFailed
 	c.propArgv, c.preventProp, s.curCmdFailed = nil, false, false
 	s.execDepth++
-	start := time.Now()
+	start := monoNow()
 	cmd.proc(c, argv)
-	dur := time.Since(start)
+	dur := time.Duration(monoNow() - start)
 	s.execDepth--
 	cmd.calls++
 	cmd.usec += dur.Microseconds()
@@ -181,7 +181,14 @@ func (s *Server) call(c *client, cmd *command, argv [][]byte) {
 	if s.dirty != dirtyBefore && cmd.flags&cmdNoPropagate == 0 && !c.preventProp && !s.loading && (s.aof != nil || s.collectProp) {
 		pa := c.propArgv
 		if pa == nil {
-			pa = cloneArgv(argv)
+			pa = argv
+			// argv points into the client's read buffer: ops that outlive
+			// this call (inside EXEC or a script, or kept with the AOF
+			// off) need their own copy; the outermost call's op is fed
+			// (copied into the AOF buffer) just below.
+			if s.execDepth > 0 || s.aof == nil {
+				pa = cloneArgv(argv)
+			}
 		}
 		s.pendingOps = append(s.pendingOps, aof.Op{DB: c.db.id, Argv: pa})
 	}
