@@ -399,6 +399,21 @@ func (c *CrashFS) String() string {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
+// enter starts an operation on an open file: it injects op's fault, then
+// locks the file system and checks that the file is still open (verb names
+// the operation in the error). On nil the caller unlocks c.mu.
+func (c *CrashFS) enter(op Op, verb, name string, closed *bool) error {
+	if err := c.inject(op, name); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	if *closed {
+		c.mu.Unlock()
+		return &fs.PathError{Op: verb, Path: name, Err: fs.ErrClosed}
+	}
+	return nil
+}
+
 type crashFile struct {
 	c          *CrashFS
 	ino        *inode
@@ -411,14 +426,10 @@ type crashFile struct {
 func (f *crashFile) Name() string { return f.name }
 
 func (f *crashFile) Write(p []byte) (int, error) {
-	if err := f.c.inject(OpWrite, f.name); err != nil {
+	if err := f.c.enter(OpWrite, "write", f.name, &f.closed); err != nil {
 		return 0, err
 	}
-	f.c.mu.Lock()
 	defer f.c.mu.Unlock()
-	if f.closed {
-		return 0, &fs.PathError{Op: "write", Path: f.name, Err: fs.ErrClosed}
-	}
 	ino := f.ino
 	if f.appendMode {
 		ino.data = append(ino.data, p...)
@@ -430,14 +441,10 @@ func (f *crashFile) Write(p []byte) (int, error) {
 
 // WriteAt implements File.
 func (f *crashFile) WriteAt(p []byte, off int64) (int, error) {
-	if err := f.c.inject(OpWrite, f.name); err != nil {
+	if err := f.c.enter(OpWrite, "pwrite", f.name, &f.closed); err != nil {
 		return 0, err
 	}
-	f.c.mu.Lock()
 	defer f.c.mu.Unlock()
-	if f.closed {
-		return 0, &fs.PathError{Op: "pwrite", Path: f.name, Err: fs.ErrClosed}
-	}
 	if f.appendMode || off < 0 {
 		return 0, &fs.PathError{Op: "pwrite", Path: f.name, Err: syscall.EINVAL}
 	}
@@ -456,51 +463,35 @@ func (ino *inode) writeAt(p []byte, off int64) int64 {
 }
 
 func (f *crashFile) Sync() error {
-	if err := f.c.inject(OpSync, f.name); err != nil {
+	if err := f.c.enter(OpSync, "sync", f.name, &f.closed); err != nil {
 		return err
 	}
-	f.c.mu.Lock()
 	defer f.c.mu.Unlock()
-	if f.closed {
-		return &fs.PathError{Op: "sync", Path: f.name, Err: fs.ErrClosed}
-	}
 	f.ino.synced = append(f.ino.synced[:0:0], f.ino.data...)
 	return nil
 }
 
 func (f *crashFile) Truncate(size int64) error {
-	if err := f.c.inject(OpTruncate, f.name); err != nil {
+	if err := f.c.enter(OpTruncate, "truncate", f.name, &f.closed); err != nil {
 		return err
 	}
-	f.c.mu.Lock()
 	defer f.c.mu.Unlock()
-	if f.closed {
-		return &fs.PathError{Op: "truncate", Path: f.name, Err: fs.ErrClosed}
-	}
 	return f.ino.truncate(f.name, size)
 }
 
 func (f *crashFile) Size() (int64, error) {
-	if err := f.c.inject(OpStat, f.name); err != nil {
+	if err := f.c.enter(OpStat, "stat", f.name, &f.closed); err != nil {
 		return 0, err
 	}
-	f.c.mu.Lock()
 	defer f.c.mu.Unlock()
-	if f.closed {
-		return 0, &fs.PathError{Op: "stat", Path: f.name, Err: fs.ErrClosed}
-	}
 	return int64(len(f.ino.data)), nil
 }
 
 func (f *crashFile) Close() error {
-	if err := f.c.inject(OpClose, f.name); err != nil {
+	if err := f.c.enter(OpClose, "close", f.name, &f.closed); err != nil {
 		return err
 	}
-	f.c.mu.Lock()
 	defer f.c.mu.Unlock()
-	if f.closed {
-		return &fs.PathError{Op: "close", Path: f.name, Err: fs.ErrClosed}
-	}
 	f.closed = true
 	return nil
 }
@@ -514,14 +505,10 @@ type crashReadFile struct {
 }
 
 func (f *crashReadFile) Read(p []byte) (int, error) {
-	if err := f.c.inject(OpRead, f.name); err != nil {
+	if err := f.c.enter(OpRead, "read", f.name, &f.closed); err != nil {
 		return 0, err
 	}
-	f.c.mu.Lock()
 	defer f.c.mu.Unlock()
-	if f.closed {
-		return 0, &fs.PathError{Op: "read", Path: f.name, Err: fs.ErrClosed}
-	}
 	if f.pos >= int64(len(f.ino.data)) {
 		return 0, io.EOF
 	}
@@ -531,14 +518,10 @@ func (f *crashReadFile) Read(p []byte) (int, error) {
 }
 
 func (f *crashReadFile) ReadAt(p []byte, off int64) (int, error) {
-	if err := f.c.inject(OpRead, f.name); err != nil {
+	if err := f.c.enter(OpRead, "read", f.name, &f.closed); err != nil {
 		return 0, err
 	}
-	f.c.mu.Lock()
 	defer f.c.mu.Unlock()
-	if f.closed {
-		return 0, &fs.PathError{Op: "read", Path: f.name, Err: fs.ErrClosed}
-	}
 	if off < 0 {
 		return 0, &fs.PathError{Op: "readat", Path: f.name, Err: syscall.EINVAL}
 	}
@@ -553,26 +536,18 @@ func (f *crashReadFile) ReadAt(p []byte, off int64) (int, error) {
 }
 
 func (f *crashReadFile) Size() (int64, error) {
-	if err := f.c.inject(OpStat, f.name); err != nil {
+	if err := f.c.enter(OpStat, "stat", f.name, &f.closed); err != nil {
 		return 0, err
 	}
-	f.c.mu.Lock()
 	defer f.c.mu.Unlock()
-	if f.closed {
-		return 0, &fs.PathError{Op: "stat", Path: f.name, Err: fs.ErrClosed}
-	}
 	return int64(len(f.ino.data)), nil
 }
 
 func (f *crashReadFile) Close() error {
-	if err := f.c.inject(OpClose, f.name); err != nil {
+	if err := f.c.enter(OpClose, "close", f.name, &f.closed); err != nil {
 		return err
 	}
-	f.c.mu.Lock()
 	defer f.c.mu.Unlock()
-	if f.closed {
-		return &fs.PathError{Op: "close", Path: f.name, Err: fs.ErrClosed}
-	}
 	f.closed = true
 	return nil
 }
