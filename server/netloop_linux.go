@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net"
 	"os"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -238,7 +239,18 @@ func (l *netLoop) adopt(c *client, nc net.Conn) bool {
 // run is the loop; a goroutine that leaves it to sync has started the next.
 func (l *netLoop) run() {
 	var lastIdle time.Time
+	lastYield := monoNow()
 	for {
+		// The loop goroutine never parks (it blocks in epoll_wait), so its
+		// P's schedule tick would stand still: after 10 ms the runtime's
+		// sysmon takes the P back in the middle of an epoll_wait, every
+		// P looks idle, sysmon sleeps, and the next system call wakes it
+		// to poll every 20 µs again (at one client, an eighth of the
+		// server's CPU). A yield every millisecond moves the tick on.
+		if now := monoNow(); now-lastYield >= int64(time.Millisecond) {
+			lastYield = now
+			runtime.Gosched()
+		}
 		timeout := -1
 		if l.walking != nil {
 			timeout = 0
