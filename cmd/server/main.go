@@ -12,7 +12,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime"
 	"runtime/pprof"
 	"strings"
 	"syscall"
@@ -58,7 +57,6 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return 0
 		}
 	}
-	oneMoreP()
 	// AOFSERVER_CPUPROFILE=<file> writes a CPU profile until shutdown.
 	if f := os.Getenv("AOFSERVER_CPUPROFILE"); f != "" {
 		if pf, err := os.Create(f); err == nil {
@@ -150,17 +148,4 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	log.Warn().Msg("Redis is now ready to exit, bye bye...")
 	return 0
-}
-
-// oneMoreP runs the server with one more P than CPUs unless GOMAXPROCS is
-// set. The network loop (in epoll_wait) and the AOF writer (in fdatasync)
-// both spend long stretches in blocking system calls while holding a P;
-// with no P left idle the runtime's sysmon takes them back after 20 µs and
-// keeps waking every 20 µs to do so. Under appendfsync always at 50
-// clients that was a tenth of the server's CPU (2 CPUs: 26 -> 22 µs per
-// request); elsewhere it changes nothing measurable.
-func oneMoreP() {
-	if os.Getenv("GOMAXPROCS") == "" {
-		runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + 1)
-	}
 }
