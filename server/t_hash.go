@@ -96,7 +96,7 @@ func (h *hashObj) set(s *Server, field, value []byte) bool {
 }
 
 // del removes field; it reports whether it was present.
-func (h *hashObj) del(field []byte) bool {
+func (h *hashObj) remove(field []byte) bool {
 	if h.dict != nil {
 		_, ok := h.dict.Delete(bstr(field))
 		return ok
@@ -383,28 +383,7 @@ func hdelCommand(c *client, argv [][]byte) {
 		c.errWrongType()
 		return
 	}
-	h := (*hashObj)(p.ptr)
-	deleted := 0
-	removed := false
-	for _, f := range argv[2:] {
-		if h.del(f) {
-			deleted++
-			if h.length() == 0 {
-				s.deleteKey(c.db, key)
-				removed = true
-				break
-			}
-		}
-	}
-	if deleted > 0 {
-		s.signalModifiedKey(c.db, key)
-		s.notify(notifyHash, "hdel", key, c.db.id)
-		if removed {
-			s.notify(notifyGeneric, "del", key, c.db.id)
-		}
-		s.dirty += int64(deleted)
-	}
-	c.integer(int64(deleted))
+	s.removeMembers(c, key, (*hashObj)(p.ptr), argv[2:], notifyHash, "hdel")
 }
 
 func hexistsCommand(c *client, argv [][]byte) {

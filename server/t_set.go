@@ -284,27 +284,7 @@ func sremCommand(c *client, argv [][]byte) {
 		c.integer(0)
 		return
 	}
-	deleted := 0
-	removed := false
-	for _, m := range argv[2:] {
-		if o.remove(m) {
-			deleted++
-			if o.length() == 0 {
-				s.deleteKey(c.db, key)
-				removed = true
-				break
-			}
-		}
-	}
-	if deleted > 0 {
-		s.dirty += int64(deleted)
-		s.signalModifiedKey(c.db, key)
-		s.notify(notifySet, "srem", key, c.db.id)
-		if removed {
-			s.notify(notifyGeneric, "del", key, c.db.id)
-		}
-	}
-	c.integer(int64(deleted))
+	s.removeMembers(c, key, o, argv[2:], notifySet, "srem")
 }
 
 // replySet writes every member of o as an array.

@@ -829,27 +829,7 @@ func zremCommand(c *client, argv [][]byte) {
 		c.integer(0)
 		return
 	}
-	deleted := 0
-	removed := false
-	for _, m := range argv[2:] {
-		if z.remove(m) {
-			deleted++
-		}
-		if z.length() == 0 {
-			s.deleteKey(c.db, key)
-			removed = true
-			break
-		}
-	}
-	if deleted > 0 {
-		s.dirty += int64(deleted)
-		s.signalModifiedKey(c.db, key)
-		s.notify(notifyZset, "zrem", key, c.db.id)
-		if removed {
-			s.notify(notifyGeneric, "del", key, c.db.id)
-		}
-	}
-	c.integer(int64(deleted))
+	s.removeMembers(c, key, z, argv[2:], notifyZset, "zrem")
 }
 
 func zscoreCommand(c *client, argv [][]byte) {
