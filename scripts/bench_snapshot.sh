@@ -5,6 +5,8 @@
 # BGREWRITEAOF) runs. Reported per server: the longest stall any client saw
 # (redis-benchmark's max latency) during the save versus without it, Redis's
 # latest_fork_usec, the save time, peak RSS during the save versus before,
+# the server's own LATENCY events of 1 ms or more during the save (fork;
+# for aofserver the longest snapshot step that held the executor),
 # and the time to load the resulting dump.rdb / AOF at start-up.
 #
 # Usage: scripts/bench_snapshot.sh [keys]     (about 2-4 minutes)
@@ -36,6 +38,10 @@ one_run() {
   base_max=$(bench_max 200000)
   rss0=$(rss_kb "$SRV_PID")
   peak=$rss0
+  # From here on LATENCY records every event of 1 ms or more: the fork
+  # (Redis) or child start, and (aofserver) each snapshot step that held
+  # the executor that long.
+  rcli config set latency-monitor-threshold 1 >/dev/null
   bench_max "$LOADN" >"$WORK/max" &
   bpid=$!
   sleep 1
@@ -50,6 +56,10 @@ one_run() {
   wait "$bpid" 2>/dev/null || true
   max=$(cat "$WORK/max"); max=${max:-n/a}
   fork=$(info_field stats latest_fork_usec)
+  # server-side events of >= 1 ms: "<event>=<max ms>" each, or none
+  local lat
+  lat=$(rcli latency latest | awk 'NR % 4 == 1 {e = $0} NR % 4 == 0 {printf "%s=%sms,", e, $0}')
+  lat=${lat%,}
   local status
   status=$(info_field persistence rdb_last_bgsave_status)/$(info_field persistence aof_last_bgrewrite_status)
   local dir=$SRV_DIR
@@ -64,9 +74,9 @@ one_run() {
   loaded=$(rcli dbsize)
   stop_server
   rm -rf "$dir"
-  printf '%-6s %-13s keys=%-8s max_stall_ms=%-8s (no save: %-6s) fork_usec=%-8s save_s=%-6.2f rss_mb=%-6d peak_mb=%-6d peak/before=%-5.2f load_s=%-6.2f loaded=%s status=%s\n' \
+  printf '%-6s %-13s keys=%-8s max_stall_ms=%-8s (no save: %-6s) fork_usec=%-8s save_s=%-6.2f rss_mb=%-6d peak_mb=%-6d peak/before=%-5.2f load_s=%-6.2f loaded=%s status=%s latency_events=%s\n' \
     "$kind" "$cmd" "$KEYS" "$max" "$base_max" "$fork" "$(echo "$t1 - $t0" | bc)" $((rss0 / 1024)) $((peak / 1024)) \
-    "$(echo "scale=2; $peak / $rss0" | bc)" "$(echo "$s1 - $s0" | bc)" "$loaded" "$status"
+    "$(echo "scale=2; $peak / $rss0" | bc)" "$(echo "$s1 - $s0" | bc)" "$loaded" "$status" "${lat:-none}"
 }
 
 echo "== BGSAVE of $KEYS keys while 50 clients write"

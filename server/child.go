@@ -115,6 +115,7 @@ func (s *Server) spawnChild(path string, q *snapQueue) (*childProc, error) {
 	}
 	cp := &childProc{cmd: cmd, pid: cmd.Process.Pid, stdin: stdin, done: make(chan struct{}), start: start, path: path}
 	s.persist.latestForkUsec = time.Since(start).Microseconds()
+	s.latency.maybeAdd("fork", time.Since(start), s.cfg.LatencyMonitorThreshold)
 	s.persist.totalForks++
 	feedDone := make(chan error, 1)
 	go func() {

@@ -560,3 +560,29 @@ func TestAppendOnlyOnAtRuntime(t *testing.T) {
 		})
 	}
 }
+
+// TestLatencySnapshotStep: a snapshot step that holds the executor past
+// latency-monitor-threshold shows in LATENCY as "snapshot-step" (a 32 MB
+// value takes milliseconds to copy on any machine), so the longest wait a
+// save causes is visible from the server itself.
+func TestLatencySnapshotStep(t *testing.T) {
+	ts := startOurServer(t)
+	c := dial(t, ts.addr)
+	c.do("SETRANGE", "big", strconv.Itoa(32<<20), "x")
+	if r := c.do("LATENCY", "HISTORY", "snapshot-step"); r != "*0\r\n" {
+		t.Fatalf("history before any save: %q", r)
+	}
+	c.do("CONFIG", "SET", "latency-monitor-threshold", "1")
+	if r := c.do("BGSAVE"); r != "+Background saving started\r\n" {
+		t.Fatalf("BGSAVE: %q", r)
+	}
+	waitInfo(t, c, "rdb_bgsave_in_progress", "0")
+	waitInfo(t, c, "rdb_last_bgsave_status", "ok")
+	r := c.do("LATENCY", "HISTORY", "snapshot-step")
+	if !strings.HasPrefix(r, "*") || r == "*0\r\n" {
+		t.Fatalf("no snapshot-step sample: %q", r)
+	}
+	if r := c.do("LATENCY", "LATEST"); !strings.Contains(r, "snapshot-step") {
+		t.Fatalf("LATENCY LATEST: %q", r)
+	}
+}

@@ -378,8 +378,12 @@ func (s *Server) walk(sn *snapshot) {
 // it. spare is a buffer to stage into; the returned one is the next spare.
 func (s *Server) walkOnce(sn *snapshot, spare []byte) (bool, []byte) {
 	s.mu.Lock()
+	t0 := monoNow()
 	done := sn.step(walkStep)
 	chunk := sn.stage.take(spare)
+	// The longest a client can wait for the save: LATENCY shows a step
+	// that took latency-monitor-threshold or longer.
+	s.latency.maybeAdd("snapshot-step", time.Duration(monoNow()-t0), s.cfg.LatencyMonitorThreshold)
 	s.mu.Unlock()
 	if len(chunk) > 0 && !done {
 		sn.out.Write(chunk)
