@@ -114,8 +114,9 @@ func (s *Server) spawnChild(path string, q *snapQueue) (*childProc, error) {
 		return nil, err
 	}
 	cp := &childProc{cmd: cmd, pid: cmd.Process.Pid, stdin: stdin, done: make(chan struct{}), start: start, path: path}
-	s.persist.latestForkUsec = time.Since(start).Microseconds()
-	s.latency.maybeAdd("fork", time.Since(start), s.cfg.LatencyMonitorThreshold)
+	forkTime := time.Since(start)
+	s.persist.latestForkUsec = forkTime.Microseconds()
+	s.latency.maybeAdd("fork", forkTime, s.cfg.LatencyMonitorThreshold)
 	s.persist.totalForks++
 	feedDone := make(chan error, 1)
 	go func() {

@@ -95,7 +95,7 @@ func (h *hashObj) set(s *Server, field, value []byte) bool {
 	return true
 }
 
-// del removes field; it reports whether it was present.
+// remove deletes field; it reports whether it was present.
 func (h *hashObj) remove(field []byte) bool {
 	if h.dict != nil {
 		_, ok := h.dict.Delete(bstr(field))
