@@ -29,12 +29,19 @@ import (
 // acknowledged is held, and the AOF's ack hook wakes the loop to send it.
 //
 // Under appendfsync always the loop goroutine that ends an iteration with
-// held replies becomes the syncer: it starts a fresh goroutine to go on
-// with the loop, then writes and fdatasyncs the AOF itself and sends the
-// replies (Redis's beforeSleep, minus the clients left waiting meanwhile:
-// the new loop goroutine keeps executing them, and the syncer takes what
-// they held next, in one fsync). One client's request therefore meets no
-// hand-off between threads on its way: read, execute, fsync, reply.
+// held replies becomes the syncer: it writes and fdatasyncs the AOF itself
+// and sends the replies (Redis's beforeSleep), then goes on with the loop.
+// It never leaves the loop unattended: two goroutines take turns, and
+// only the one holding the token runs the loop. The other, the standby,
+// sleeps in an outer epoll set (ep2) to which the syncer adds the loop's
+// epoll set for the length of its fsync: if anything happens meanwhile
+// (another client's request, a new connection, a kill) the standby wakes,
+// takes the token and runs the loop, and the syncer takes what that loop
+// holds next, in one fsync. When nothing happens, as with one client, no
+// thread is woken and the request meets no hand-off on its way: read,
+// execute, write, fsync, reply, as in Redis, plus two epoll_ctl calls. (A
+// goroutine started per fsync to go on with the loop cost a thread wake-up
+// and about 100 µs of CPU per request at one client on a 2-vCPU VM.)
 //
 // A connection whose next step would park (a blocked command, a script
 // that may run past busy-reply-threshold, CLIENT PAUSE, pub/sub or MONITOR
@@ -69,6 +76,15 @@ type netLoop struct {
 	held []*client // replies held at the AOF barrier (loop-owned)
 	evs  []unix.EpollEvent
 	done chan struct{}
+
+	// The standby (see the top of the file).
+	token   sync.Mutex    // held by the goroutine running the loop
+	ep2     int           // outer epoll set the standby sleeps in
+	stopFd  int           // eventfd in ep2: written at stop, never drained
+	nudgeFd int           // eventfd in ep2: wakes the standby at once
+	armed   bool          // ep is in ep2 (under mu)
+	gone    chan struct{} // the other worker's exit, at stop
+	takes   atomic.Int64  // times the standby took the loop over (tests)
 }
 
 // loopConn stands in for the net.Conn of a loop-owned client. Only Close
@@ -126,13 +142,35 @@ func newNetLoop(s *Server) (*netLoop, error) {
 		unix.Close(ep)
 		return nil, err
 	}
+	l := &netLoop{s: s, ep: ep, efd: efd, ep2: -1, stopFd: -1, nudgeFd: -1, conns: map[int32]*client{},
+		evs: make([]unix.EpollEvent, loopEvents), done: make(chan struct{}), gone: make(chan struct{}, 1)}
 	if err := unix.EpollCtl(ep, unix.EPOLL_CTL_ADD, efd, &unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(efd)}); err != nil {
-		unix.Close(ep)
-		unix.Close(efd)
+		l.closeFds()
 		return nil, err
 	}
-	return &netLoop{s: s, ep: ep, efd: efd, conns: map[int32]*client{},
-		evs: make([]unix.EpollEvent, loopEvents), done: make(chan struct{})}, nil
+	if l.ep2, err = unix.EpollCreate1(unix.EPOLL_CLOEXEC); err != nil {
+		l.closeFds()
+		return nil, err
+	}
+	for _, p := range []*int{&l.stopFd, &l.nudgeFd} {
+		if *p, err = unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK); err != nil {
+			l.closeFds()
+			return nil, err
+		}
+		if err = unix.EpollCtl(l.ep2, unix.EPOLL_CTL_ADD, *p, &unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(*p)}); err != nil {
+			l.closeFds()
+			return nil, err
+		}
+	}
+	return l, nil
+}
+
+func (l *netLoop) closeFds() {
+	for _, fd := range []int{l.ep, l.efd, l.ep2, l.stopFd, l.nudgeFd} {
+		if fd >= 0 {
+			unix.Close(fd)
+		}
+	}
 }
 
 // newNetLoops makes the loop (at Listen, before data loading can open an
@@ -151,9 +189,80 @@ func (s *Server) newNetLoops() {
 }
 
 func (s *Server) startNetLoops() {
-	if s.loop != nil {
-		go s.loop.run()
+	if l := s.loop; l != nil {
+		l.token.Lock()
+		go l.work(true)
+		go l.work(false)
 	}
+}
+
+// work is one of the loop's two goroutines: it runs the loop while it
+// holds the token, and waits as the standby otherwise.
+func (l *netLoop) work(loop bool) {
+	for {
+		if loop && l.run() {
+			return
+		}
+		if !l.standby() {
+			l.gone <- struct{}{}
+			return
+		}
+		loop = true
+	}
+}
+
+// standby sleeps until the loop may need this goroutine: the loop's epoll
+// set has events while the loop goroutine is in fsync (armed), or a nudge.
+// True: it now holds the token; false: stop.
+func (l *netLoop) standby() bool {
+	var evs [4]unix.EpollEvent
+	for {
+		l.mu.Lock()
+		stop := l.stop
+		l.mu.Unlock()
+		if stop {
+			return false
+		}
+		n, err := unix.EpollWait(l.ep2, evs[:], -1)
+		if err != nil && err != unix.EINTR {
+			l.s.log.Warn().Msgf("epoll_wait: %v", err)
+			time.Sleep(time.Millisecond)
+			continue
+		}
+		for i := 0; i < n; i++ {
+			if int(evs[i].Fd) == l.nudgeFd {
+				var b [8]byte
+				unix.Read(l.nudgeFd, b[:])
+			}
+		}
+		if n > 0 && l.token.TryLock() {
+			l.takes.Add(1)
+			return true
+		}
+	}
+}
+
+// setArmed adds the loop's epoll set to the standby's (on) or takes it
+// out. Called with l.mu held.
+func (l *netLoop) setArmed(on bool) {
+	if on == l.armed {
+		return
+	}
+	if !on {
+		l.armed = false
+		unix.EpollCtl(l.ep2, unix.EPOLL_CTL_DEL, l.ep, nil)
+		return
+	}
+	if err := unix.EpollCtl(l.ep2, unix.EPOLL_CTL_ADD, l.ep, &unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(l.ep)}); err != nil {
+		l.nudge() // the standby takes the loop over at once
+		return
+	}
+	l.armed = true
+}
+
+func (l *netLoop) nudge() {
+	var one = [8]byte{1}
+	unix.Write(l.nudgeFd, one[:])
 }
 
 func (s *Server) stopNetLoops() {
@@ -236,8 +345,9 @@ func (l *netLoop) adopt(c *client, nc net.Conn) bool {
 	return true
 }
 
-// run is the loop; a goroutine that leaves it to sync has started the next.
-func (l *netLoop) run() {
+// run is the loop, run while holding the token. It returns true at stop,
+// false when this goroutine synced and the standby took the loop over.
+func (l *netLoop) run() bool {
 	var lastIdle time.Time
 	lastYield := monoNow()
 	for {
@@ -246,8 +356,11 @@ func (l *netLoop) run() {
 		// sysmon takes the P back in the middle of an epoll_wait, every
 		// P looks idle, sysmon sleeps, and the next system call wakes it
 		// to poll every 20 µs again (at one client, an eighth of the
-		// server's CPU). A yield every millisecond moves the tick on.
-		if now := monoNow(); now-lastYield >= int64(time.Millisecond) {
+		// server's CPU). A yield every 4 ms moves the tick on, well inside
+		// sysmon's 10 ms; not more often, as each one wakes an idle thread
+		// (Gosched's wakep), a quarter of a context switch per request at
+		// one client under always when done every millisecond.
+		if now := monoNow(); now-lastYield >= int64(4*time.Millisecond) {
 			lastYield = now
 			runtime.Gosched()
 		}
@@ -288,7 +401,7 @@ func (l *netLoop) run() {
 		}
 		if l.handleKills() {
 			close(l.done)
-			return
+			return true
 		}
 		l.takeReturned()
 		if l.walking != nil {
@@ -297,7 +410,7 @@ func (l *netLoop) run() {
 		if len(l.held) > 0 {
 			l.heldWait.Store(true)
 			if l.ackHeld() {
-				return // this goroutine is the syncer now
+				return false // the standby runs the loop now
 			}
 			l.flushHeld()
 			l.heldWait.Store(len(l.held) > 0)
@@ -342,8 +455,10 @@ func (l *netLoop) handleKills() bool {
 		}
 	}
 	if stop {
-		unix.Close(l.ep)
-		unix.Close(l.efd)
+		var one = [8]byte{1}
+		unix.Write(l.stopFd, one[:])
+		<-l.gone // the other worker, which no longer syncs
+		l.closeFds()
 		if l.walking != nil {
 			go l.s.walk(l.walking) // the walk must end: its marks
 		}
@@ -527,8 +642,8 @@ func (l *netLoop) write(c *client) bool {
 
 // ackHeld asks for the held replies' AOF bytes with one write for the
 // whole iteration (Redis's beforeSleep): done here under everysec and no;
-// under always this goroutine becomes the syncer (true: it has left the
-// loop), or the running syncer takes them next.
+// under always this goroutine becomes the syncer (true: the standby took
+// the loop over meanwhile), or the running syncer takes them next.
 func (l *netLoop) ackHeld() bool {
 	var a *aof.AOF
 	mixed := false
@@ -569,8 +684,9 @@ func (l *netLoop) ackHeld() bool {
 const syncerMax = 4
 
 // toSyncer hands the held clients not yet acknowledged to the syncer: to
-// the running one, or to this goroutine, which then leaves the loop to a
-// new one (true). flushHeld sends the others.
+// the running one, or to this goroutine, which lets go of the token for
+// the length of the fsync with the standby armed, and reports whether the
+// standby took the loop over meanwhile. flushHeld sends the others.
 func (l *netLoop) toSyncer() bool {
 	var batch []*client
 	k := 0
@@ -602,10 +718,15 @@ func (l *netLoop) toSyncer() bool {
 	}
 	l.syncing = true
 	l.mu.Unlock()
-	l.heldWait.Store(false)
-	go l.run()
+	l.flushHeld()
+	l.heldWait.Store(len(l.held) > 0)
+	walking := l.walking != nil
+	l.token.Unlock()
+	if walking {
+		l.nudge() // the walk goes on meanwhile
+	}
 	l.syncRounds(batch)
-	return true
+	return !l.token.TryLock()
 }
 
 // syncRounds is the syncer: fsync, reply, and again while the loop hands
@@ -619,7 +740,16 @@ func (l *netLoop) syncRounds(batch []*client) {
 				off = max(off, c.lc.heldOff)
 			}
 		}
+		// Armed only for the fsync: a client that sends its next request
+		// the moment it reads its reply must find this goroutine back in
+		// the loop, not wake the standby.
+		l.mu.Lock()
+		l.setArmed(true)
+		l.mu.Unlock()
 		err := a.SyncTo(off)
+		l.mu.Lock()
+		l.setArmed(false)
+		l.mu.Unlock()
 		var back []*client
 		for _, c := range batch {
 			if err != nil || !l.replyFromSyncer(c) {

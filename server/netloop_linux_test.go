@@ -22,7 +22,7 @@ func TestNetLoopWakeNeverLost(t *testing.T) {
 			t.Fatal(err)
 		}
 		s.loop = l
-		go l.run()
+		s.startNetLoops()
 		var wg sync.WaitGroup
 		stop := make(chan struct{})
 		for g := 0; g < 4; g++ {
@@ -136,4 +136,69 @@ func TestNetLoopSyncerOwnsHeldClients(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("shutdown did not end after the syncer's fsync")
 	}
+}
+
+// Under always a lone client's request is fsynced by the loop goroutine
+// itself, with no other thread woken: the standby sleeps through fsyncs
+// during which nothing happens, and takes the loop over when something
+// does (here: a second client's command while an fsync is stuck).
+func TestNetLoopStandbySleepsThroughQuietFsyncs(t *testing.T) {
+	g := newGateFS()
+	s := startGatedServer(t, g, "--appendfsync", "always")
+	if s.loop == nil {
+		t.Fatal("no network loop")
+	}
+	addr := s.Addr().String()
+	c := dial(t, addr)
+	syncs0 := g.syncCount()
+	takes0 := s.loop.takes.Load()
+	for i := 0; i < 200; i++ {
+		if r := c.do("SET", "k", "v"); r != "+OK\r\n" {
+			t.Fatalf("SET: %q", r)
+		}
+	}
+	if n := g.syncCount() - syncs0; n < 200 {
+		t.Fatalf("%d fsyncs for 200 acknowledged SETs under always", n)
+	}
+	// Timers and the listener may wake the loop now and then, never per
+	// request.
+	n := s.loop.takes.Load() - takes0
+	t.Logf("standby take-overs in 200 lone requests: %d", n)
+	if n > 10 {
+		t.Fatalf("the standby took the loop over %d times in 200 lone requests", n)
+	}
+	g.closeGate()
+	set := asyncDo(t, addr, "SET", "k", "v2")
+	noReply(t, set, "SET during a stuck fsync")
+	takes1 := s.loop.takes.Load()
+	incr := asyncDo(t, addr, "INCR", "m")
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		s.mu.Lock()
+		_, ok := s.dbs[0].keys.Get("m")
+		s.mu.Unlock()
+		if ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("nothing executed a command during a stuck fsync")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if s.loop.takes.Load() == takes1 {
+		t.Fatal("a command executed during a stuck fsync, but not on the standby")
+	}
+	g.openGate()
+	if r := reply(t, set); r != "+OK\r\n" {
+		t.Fatalf("SET: %q", r)
+	}
+	if r := reply(t, incr); r != ":1\r\n" {
+		t.Fatalf("INCR: %q", r)
+	}
+}
+
+func (g *gateFS) syncCount() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.syncs
 }
