@@ -76,10 +76,11 @@ type AOF struct {
 	// stepMu is held by whoever performs a write step: the writer goroutine,
 	// or a Wait caller that found it idle and writes itself (leader), which
 	// saves two goroutine hand-offs per reply. ws is the step state.
-	stepMu sync.Mutex
-	ws     writerState
-	pad    []byte // padding chunk (prealloc.go), owned like ws
-	gs     gatherState
+	stepMu   sync.Mutex
+	ws       writerState
+	onWriter bool   // guarded by stepMu: the writer goroutine is stepping
+	pad      []byte // padding chunk (prealloc.go), owned like ws
+	gs       gatherState
 
 	fedMarks     atomic.Int64 // Feed calls with commands (gather.go)
 	takenMarks   atomic.Int64 // of those, taken by the writer step

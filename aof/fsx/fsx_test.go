@@ -204,3 +204,44 @@ func checkContent(t *testing.T, fsys FS, p, want string) {
 		t.Fatalf("%s = %q, want %q", p, got, want)
 	}
 }
+
+// SyncBlocking is Sync entered as a known-blocking call: same result, from
+// many goroutines at once too, and the same error once the file is closed.
+func TestSyncBlockingOS(t *testing.T) {
+	f, err := OS().Create(filepath.Join(t.TempDir(), "f"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bs, ok := f.(BlockingSyncer)
+	if !ok {
+		t.Fatal("an OS file has no SyncBlocking")
+	}
+	done := make(chan error)
+	for g := 0; g < 4; g++ {
+		go func() {
+			for i := 0; i < 20; i++ {
+				if _, err := f.Write([]byte("x")); err != nil {
+					done <- err
+					return
+				}
+				if err := bs.SyncBlocking(); err != nil {
+					done <- err
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	for g := 0; g < 4; g++ {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := f.Size(); err != nil || n != 80 {
+		t.Fatalf("size %d, %v", n, err)
+	}
+	f.Close()
+	if err := bs.SyncBlocking(); err == nil {
+		t.Fatal("SyncBlocking of a closed file succeeded")
+	}
+}

@@ -4,7 +4,8 @@ package fsx
 
 import "golang.org/x/sys/unix"
 
-func datasync(fd int) error {
+// datasync is fsync(2); blocking makes no difference here.
+func datasync(fd int, blocking bool) error {
 	for {
 		err := unix.Fsync(fd)
 		if err != unix.EINTR {
