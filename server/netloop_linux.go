@@ -82,7 +82,7 @@ type netLoop struct {
 	ep2     int           // outer epoll set the standby sleeps in
 	stopFd  int           // eventfd in ep2: written at stop, never drained
 	nudgeFd int           // eventfd in ep2: wakes the standby at once
-	armed   bool          // ep is in ep2 (under mu)
+	armed   bool          // ep's entry in ep2 asks for EPOLLIN (under mu)
 	gone    chan struct{} // the other worker's exit, at stop
 	takes   atomic.Int64  // times the standby took the loop over (tests)
 }
@@ -149,6 +149,10 @@ func newNetLoop(s *Server) (*netLoop, error) {
 		return nil, err
 	}
 	if l.ep2, err = unix.EpollCreate1(unix.EPOLL_CLOEXEC); err != nil {
+		l.closeFds()
+		return nil, err
+	}
+	if err = unix.EpollCtl(l.ep2, unix.EPOLL_CTL_ADD, ep, &unix.EpollEvent{Events: 0, Fd: int32(ep)}); err != nil {
 		l.closeFds()
 		return nil, err
 	}
@@ -242,22 +246,24 @@ func (l *netLoop) standby() bool {
 	}
 }
 
-// setArmed adds the loop's epoll set to the standby's (on) or takes it
-// out. Called with l.mu held.
+// setArmed lets the loop's epoll set wake the standby (on) or not. Its
+// entry in ep2 stays: a MOD costs no allocation, and one with no events
+// asked for is never reported. Called with l.mu held.
 func (l *netLoop) setArmed(on bool) {
 	if on == l.armed {
 		return
 	}
-	if !on {
-		l.armed = false
-		unix.EpollCtl(l.ep2, unix.EPOLL_CTL_DEL, l.ep, nil)
+	var ev uint32
+	if on {
+		ev = unix.EPOLLIN
+	}
+	if err := unix.EpollCtl(l.ep2, unix.EPOLL_CTL_MOD, l.ep, &unix.EpollEvent{Events: ev, Fd: int32(l.ep)}); err != nil {
+		if on {
+			l.nudge() // the standby takes the loop over at once
+		}
 		return
 	}
-	if err := unix.EpollCtl(l.ep2, unix.EPOLL_CTL_ADD, l.ep, &unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(l.ep)}); err != nil {
-		l.nudge() // the standby takes the loop over at once
-		return
-	}
-	l.armed = true
+	l.armed = on
 }
 
 func (l *netLoop) nudge() {
