@@ -68,8 +68,8 @@
 // rewrite's switch point) runs under stepMu, by whoever gets it first: a Wait
 // caller that finds no step running performs it itself (the leader: no
 // goroutine hand-off between the client and the disk), or the writer
-// goroutine, which picks up bytes nobody waits for every writerTick and
-// retries failed writes. While one fdatasync runs, Feed keeps appending and
+// goroutine, which writes bytes nobody waits for when kicked (KickPending,
+// after the server's cron) or every writerTick, and retries failed writes. While one fdatasync runs, Feed keeps appending and
 // the next write+fdatasync covers everything that accumulated (group commit,
 // cut at GroupCommitMaxBatch commands). Before an fdatasync the leader waits
 // briefly for the clients the previous one answered to come back

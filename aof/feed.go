@@ -49,11 +49,21 @@ func (a *AOF) Feed(ops ...Op) int64 {
 	}
 	if grown > 0 {
 		// No wake-up here: the client that waits for these bytes writes
-		// them itself (Wait), and the writer's tick picks up bytes nobody
-		// waits for (active expiry) within writerTick.
+		// them itself (Wait); bytes nobody waits for (active expiry) are
+		// picked up by the writer when kicked (KickPending), or within
+		// writerTick.
 		a.bufLen.Add(grown)
 	}
 	return off
+}
+
+// KickPending kicks the writer if fed bytes wait to be written: for
+// callers that fed without waiting (background work such as active
+// expiry), once their work is done.
+func (a *AOF) KickPending() {
+	if a.bufLen.Load() > 0 {
+		a.wake()
+	}
 }
 
 // Offset returns the logical end offset of everything fed so far.

@@ -48,6 +48,11 @@ func (s *Server) cronLoop() {
 			}
 			s.persistCron()
 		}
+		if s.aof != nil {
+			// What the cycle fed (expired keys' DELs) is written now, as
+			// Redis's beforeSleep does after serverCron.
+			s.aof.KickPending()
+		}
 		if d := now.Sub(lastOps); d >= time.Second {
 			s.persist.opsPerSec = int64(float64(s.stats.totalCommands-opsBase) / d.Seconds())
 			opsBase = s.stats.totalCommands
