@@ -73,9 +73,11 @@ type netLoop struct {
 	inAck    atomic.Bool // the loop is in ackHeld: flushHeld follows anyway
 	heldWait atomic.Bool // replies in held wait for the ack hook
 
-	held []*client // replies held at the AOF barrier (loop-owned)
-	evs  []unix.EpollEvent
-	done chan struct{}
+	held    []*client // replies held at the AOF barrier (loop-owned)
+	iter    uint64    // loop iterations (loop-owned)
+	anyMore bool      // a held client is being read on (loop-owned)
+	evs     []unix.EpollEvent
+	done    chan struct{}
 
 	// The standby (see the top of the file).
 	token   sync.Mutex    // held by the goroutine running the loop
@@ -107,6 +109,12 @@ type loopConn struct {
 	perr    error // protocol error to report after the held replies
 	syncer  bool  // with the syncer goroutine: the loop must not touch it
 	killReq bool  // to close once the syncer gives it back
+
+	// more: under always, held replies whose client filled the read
+	// buffer: it is read again before its fsync (loop-owned), so one
+	// fsync covers a long pipeline instead of a buffer's worth at a time.
+	more     bool
+	moreIter uint64 // the iteration that last read it
 }
 
 var errLoopConn = errors.New("connection owned by the network loop")
@@ -370,8 +378,11 @@ func (l *netLoop) run() bool {
 			lastYield = now
 			runtime.Gosched()
 		}
+		l.iter++
 		timeout := -1
-		if l.walking != nil {
+		if l.anyMore {
+			timeout = 0 // read the rest of a long pipeline now
+		} else if l.walking != nil {
 			timeout = 0
 			if l.walkFull {
 				timeout = 1
@@ -531,7 +542,8 @@ func (l *netLoop) serve(c *client) {
 	s := l.s
 	lc := c.lc
 	lc.mu.Lock()
-	if lc.held {
+	reading := lc.held && lc.more
+	if lc.held && !reading {
 		// Replies are waiting for the disk: read more only after they
 		// leave (level-triggered epoll would spin meanwhile).
 		if !lc.inOff {
@@ -558,10 +570,15 @@ func (l *netLoop) serve(c *client) {
 		l.closeClient(c) // EOF or error
 		return
 	}
+	full := n == len(buf)
 	c.rd.end += n
 	s.stats.netInput.Add(int64(n))
 	c.lastInter.Store(time.Now().UnixNano())
 	perr := c.rd.parse()
+	if reading && c.rd.ncmds() == 0 {
+		l.readOn(c, perr, full) // the middle of a long command
+		return
+	}
 	if c.rd.ncmds() > 0 {
 		var lastA *aof.AOF
 		nc := c.rd.ncmds()
@@ -584,6 +601,14 @@ func (l *netLoop) serve(c *client) {
 				return
 			}
 		}
+		if reading {
+			if lastA != nil {
+				lc.heldA = lastA
+			}
+			lc.heldOff = max(lc.heldOff, c.waitOff)
+			l.readOn(c, perr, full)
+			return
+		}
 		if lastA != nil && !lastA.Acked(c.waitOff) {
 			// Written (or fsynced) once for the whole iteration, then
 			// sent: see ackHeld.
@@ -592,10 +617,48 @@ func (l *netLoop) serve(c *client) {
 			lc.mu.Unlock()
 			lc.heldOff, lc.heldA, lc.perr = c.waitOff, lastA, perr
 			l.held = append(l.held, c)
+			l.readOn(c, perr, full)
 			return
 		}
 	}
 	l.finish(c, perr)
+}
+
+// moreOutMax bounds the replies a client being read on may pile up.
+const moreOutMax = 256 << 10
+
+// readOn decides whether a held client is read again before its fsync:
+// under always, when its last read filled the buffer (a long pipeline
+// that has more on the way), as long as its replies stay bounded.
+func (l *netLoop) readOn(c *client, perr error, full bool) {
+	lc := c.lc
+	if perr != nil {
+		lc.perr = perr
+	}
+	more := full && lc.perr == nil && lc.heldA != nil && lc.heldA.Always() && len(c.out) < moreOutMax
+	if more {
+		c.rd.reset() // executed: the next read starts a new batch
+	}
+	lc.mu.Lock()
+	lc.more = more
+	lc.mu.Unlock()
+	lc.moreIter = l.iter
+}
+
+// readingOn reports whether held client c is still being read on (it was
+// read in this iteration, and filled the buffer); otherwise it ends that.
+func (l *netLoop) readingOn(c *client) bool {
+	lc := c.lc
+	if !lc.more {
+		return false
+	}
+	if lc.moreIter == l.iter {
+		return true
+	}
+	lc.mu.Lock()
+	lc.more = false
+	lc.mu.Unlock()
+	return false
 }
 
 // finish sends the batch's replies and readies the reader for the next.
@@ -653,13 +716,20 @@ func (l *netLoop) write(c *client) bool {
 func (l *netLoop) ackHeld() bool {
 	var a *aof.AOF
 	mixed := false
+	ready := 0
+	l.anyMore = false
 	for _, c := range l.held {
 		if lc := c.lc; lc != nil && lc.held {
+			if l.readingOn(c) {
+				l.anyMore = true
+				continue
+			}
 			mixed = mixed || (a != nil && lc.heldA != a)
 			a = lc.heldA
+			ready++
 		}
 	}
-	if a != nil && !mixed && a.Always() && len(l.held) <= syncerMax {
+	if a != nil && !mixed && a.Always() && ready <= syncerMax {
 		return l.toSyncer()
 	}
 	l.inAck.Store(true)
@@ -668,7 +738,7 @@ func (l *netLoop) ackHeld() bool {
 	var off int64
 	for _, c := range l.held {
 		lc := c.lc
-		if lc == nil || !lc.held {
+		if lc == nil || !lc.held || lc.more {
 			continue
 		}
 		if a != nil && lc.heldA != a {
@@ -701,7 +771,7 @@ func (l *netLoop) toSyncer() bool {
 		if lc == nil || !lc.held {
 			continue
 		}
-		if lc.heldA.Acked(lc.heldOff) || lc.heldA.Term() != nil {
+		if lc.more || lc.heldA.Acked(lc.heldOff) || lc.heldA.Term() != nil {
 			l.held[k] = c
 			k++
 			continue
@@ -876,6 +946,7 @@ func (l *netLoop) flushHeld() {
 		}
 		lc.mu.Lock()
 		lc.held = false
+		lc.more = false
 		lc.mu.Unlock()
 		if lc.inOff {
 			lc.inOff = false

@@ -5,6 +5,7 @@ package server
 import (
 	"context"
 	"net"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -201,4 +202,57 @@ func (g *gateFS) syncCount() int {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.syncs
+}
+
+// Under always a long pipeline is read on before its fsync: one fsync
+// covers what the client sent in one go, not a read buffer's worth at a
+// time, and still no reply leaves before it.
+func TestNetLoopLongPipelineOneFsync(t *testing.T) {
+	g := newGateFS()
+	s := startGatedServer(t, g, "--appendfsync", "always")
+	if s.loop == nil {
+		t.Fatal("no network loop")
+	}
+	c := dial(t, s.Addr().String())
+	const n = 4000 // ~150 KB: ten 16 KB reads
+	var req []byte
+	for i := 0; i < n; i++ {
+		req = appendMultibulk(req, "SET", "p:"+strconv.Itoa(i), "v")
+	}
+	syncs0 := g.syncCount()
+	g.closeGate()
+	go c.nc.Write(req)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		s.mu.Lock()
+		_, ok := s.dbs[0].keys.Get("p:" + strconv.Itoa(n-1))
+		s.mu.Unlock()
+		if ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the pipeline was not executed while its fsync waited")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	noReplyConn(t, c, "a pipelined SET before its fsync")
+	g.openGate()
+	for i := 0; i < n; i++ {
+		if r := c.read(); r != "+OK\r\n" {
+			t.Fatalf("reply %d: %q", i, r)
+		}
+	}
+	if k := g.syncCount() - syncs0; k > 3 {
+		t.Fatalf("%d fsyncs for one pipeline of %d SETs sent at once", k, n)
+	}
+}
+
+// noReplyConn checks that nothing arrives on c for a while.
+func noReplyConn(t *testing.T, c *respConn, what string) {
+	t.Helper()
+	c.nc.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+	if _, err := c.br.Peek(1); err == nil {
+		t.Fatalf("%s: a reply arrived", what)
+	}
+	c.nc.SetReadDeadline(time.Time{})
 }
