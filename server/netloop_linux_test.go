@@ -58,11 +58,7 @@ func TestNetLoopWakeNeverLost(t *testing.T) {
 // killed meanwhile, is finished by the loop afterwards; a shutdown waits
 // for the syncer. Everything else keeps being served.
 func TestNetLoopSyncerOwnsHeldClients(t *testing.T) {
-	g := newGateFS()
-	s := startGatedServer(t, g, "--appendfsync", "always")
-	if s.loop == nil {
-		t.Fatal("no network loop")
-	}
+	g, s := startLoopAlways(t)
 	addr := s.Addr().String()
 	a := dial(t, addr)
 	id := strings.TrimSpace(strings.TrimPrefix(a.do("CLIENT", "ID"), ":"))
@@ -77,19 +73,7 @@ func TestNetLoopSyncerOwnsHeldClients(t *testing.T) {
 	noReply(t, kill, "CLIENT KILL (its AOF offset covers the SET)")
 	// Replies wait for the SET's fsync, but commands still execute.
 	other := asyncDo(t, addr, "INCR", "m")
-	deadline := time.Now().Add(3 * time.Second)
-	for {
-		s.mu.Lock()
-		_, ok := s.dbs[0].keys.Get("m")
-		s.mu.Unlock()
-		if ok {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the executor stopped while the syncer was in fsync")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitForKey(t, s, "m", "the executor stopped while the syncer was in fsync")
 	g.openGate()
 	if r := reply(t, kill); r != ":1\r\n" {
 		t.Fatalf("CLIENT KILL: %q", r)
@@ -144,11 +128,7 @@ func TestNetLoopSyncerOwnsHeldClients(t *testing.T) {
 // during which nothing happens, and takes the loop over when something
 // does (here: a second client's command while an fsync is stuck).
 func TestNetLoopStandbySleepsThroughQuietFsyncs(t *testing.T) {
-	g := newGateFS()
-	s := startGatedServer(t, g, "--appendfsync", "always")
-	if s.loop == nil {
-		t.Fatal("no network loop")
-	}
+	g, s := startLoopAlways(t)
 	addr := s.Addr().String()
 	c := dial(t, addr)
 	syncs0 := g.syncCount()
@@ -173,19 +153,7 @@ func TestNetLoopStandbySleepsThroughQuietFsyncs(t *testing.T) {
 	noReply(t, set, "SET during a stuck fsync")
 	takes1 := s.loop.takes.Load()
 	incr := asyncDo(t, addr, "INCR", "m")
-	deadline := time.Now().Add(3 * time.Second)
-	for {
-		s.mu.Lock()
-		_, ok := s.dbs[0].keys.Get("m")
-		s.mu.Unlock()
-		if ok {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("nothing executed a command during a stuck fsync")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitForKey(t, s, "m", "nothing executed a command during a stuck fsync")
 	if s.loop.takes.Load() == takes1 {
 		t.Fatal("a command executed during a stuck fsync, but not on the standby")
 	}
@@ -208,11 +176,7 @@ func (g *gateFS) syncCount() int {
 // covers what the client sent in one go, not a read buffer's worth at a
 // time, and still no reply leaves before it.
 func TestNetLoopLongPipelineOneFsync(t *testing.T) {
-	g := newGateFS()
-	s := startGatedServer(t, g, "--appendfsync", "always")
-	if s.loop == nil {
-		t.Fatal("no network loop")
-	}
+	g, s := startLoopAlways(t)
 	c := dial(t, s.Addr().String())
 	const n = 4000 // ~150 KB: ten 16 KB reads
 	var req []byte
@@ -222,19 +186,7 @@ func TestNetLoopLongPipelineOneFsync(t *testing.T) {
 	syncs0 := g.syncCount()
 	g.closeGate()
 	go c.nc.Write(req)
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		s.mu.Lock()
-		_, ok := s.dbs[0].keys.Get("p:" + strconv.Itoa(n-1))
-		s.mu.Unlock()
-		if ok {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the pipeline was not executed while its fsync waited")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitForKey(t, s, "p:"+strconv.Itoa(n-1), "the pipeline was not executed while its fsync waited")
 	noReplyConn(t, c, "a pipelined SET before its fsync")
 	g.openGate()
 	for i := 0; i < n; i++ {
@@ -255,4 +207,35 @@ func noReplyConn(t *testing.T, c *respConn, what string) {
 		t.Fatalf("%s: a reply arrived", what)
 	}
 	c.nc.SetReadDeadline(time.Time{})
+}
+
+// waitForKey waits until key exists in db 0 (a command executed), or fails
+// with msg after 5 s.
+func waitForKey(t *testing.T, s *Server, key, msg string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		s.mu.Lock()
+		_, ok := s.dbs[0].keys.Get(key)
+		s.mu.Unlock()
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal(msg)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// startLoopAlways starts a server under appendfsync always whose AOF
+// fsyncs go through a gate, and checks that it serves on the network loop.
+func startLoopAlways(t *testing.T) (*gateFS, *Server) {
+	t.Helper()
+	g := newGateFS()
+	s := startGatedServer(t, g, "--appendfsync", "always")
+	if s.loop == nil {
+		t.Fatal("no network loop")
+	}
+	return g, s
 }
