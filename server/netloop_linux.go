@@ -113,8 +113,9 @@ type loopConn struct {
 	// more: under always, held replies whose client filled the read
 	// buffer: it is read again before its fsync (loop-owned), so one
 	// fsync covers a long pipeline instead of a buffer's worth at a time.
-	more     bool
-	moreIter uint64 // the iteration that last read it
+	more      bool
+	moreIter  uint64 // the iteration that last read it
+	heldStart int64  // heldOff when its replies were first held
 }
 
 var errLoopConn = errors.New("connection owned by the network loop")
@@ -616,6 +617,7 @@ func (l *netLoop) serve(c *client) {
 			lc.held = true
 			lc.mu.Unlock()
 			lc.heldOff, lc.heldA, lc.perr = c.waitOff, lastA, perr
+			lc.heldStart = c.waitOff
 			l.held = append(l.held, c)
 			l.readOn(c, perr, full)
 			return
@@ -624,18 +626,25 @@ func (l *netLoop) serve(c *client) {
 	l.finish(c, perr)
 }
 
-// moreOutMax bounds the replies a client being read on may pile up.
-const moreOutMax = 256 << 10
+// moreOutMax and moreAOFMax bound the replies a client being read on may
+// pile up, and the AOF bytes its commands may feed before their fsync.
+const (
+	moreOutMax = 256 << 10
+	moreAOFMax = 4 << 20
+)
 
 // readOn decides whether a held client is read again before its fsync:
-// under always, when its last read filled the buffer (a long pipeline
-// that has more on the way), as long as its replies stay bounded.
+// under always, when its last read filled the buffer or ended inside a
+// command (a long pipeline, or a big value, with more on the way), as long
+// as its replies and AOF bytes stay bounded.
 func (l *netLoop) readOn(c *client, perr error, full bool) {
 	lc := c.lc
 	if perr != nil {
 		lc.perr = perr
 	}
-	more := full && lc.perr == nil && lc.heldA != nil && lc.heldA.Always() && len(c.out) < moreOutMax
+	more := (full || c.rd.partial()) && lc.perr == nil && lc.heldA != nil && lc.heldA.Always() &&
+		c.connFlags&(flagCloseAfterReply|flagCloseASAP) == 0 &&
+		withinReadOn(len(c.out), lc.heldOff-lc.heldStart)
 	if more {
 		c.rd.reset() // executed: the next read starts a new batch
 	}
@@ -643,6 +652,12 @@ func (l *netLoop) readOn(c *client, perr error, full bool) {
 	lc.more = more
 	lc.mu.Unlock()
 	lc.moreIter = l.iter
+}
+
+// withinReadOn reports whether a client with out bytes of held replies,
+// whose held commands fed aofBytes, may be read on.
+func withinReadOn(out int, aofBytes int64) bool {
+	return out < moreOutMax && aofBytes < moreAOFMax
 }
 
 // readingOn reports whether held client c is still being read on (it was

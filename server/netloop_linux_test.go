@@ -185,7 +185,17 @@ func TestNetLoopLongPipelineOneFsync(t *testing.T) {
 	}
 	syncs0 := g.syncCount()
 	g.closeGate()
-	go c.nc.Write(req)
+	// The whole pipeline is in the socket before the loop may execute any
+	// of it (the executor is held meanwhile), as when a client sends a
+	// long pipeline at once on a fast network.
+	s.mu.Lock()
+	wrote := make(chan struct{})
+	go func() { c.nc.Write(req); close(wrote) }()
+	select {
+	case <-wrote:
+	case <-time.After(3 * time.Second):
+	}
+	s.mu.Unlock()
 	waitForKey(t, s, "p:"+strconv.Itoa(n-1), "the pipeline was not executed while its fsync waited")
 	noReplyConn(t, c, "a pipelined SET before its fsync")
 	g.openGate()
@@ -238,4 +248,24 @@ func startLoopAlways(t *testing.T) (*gateFS, *Server) {
 		t.Fatal("no network loop")
 	}
 	return g, s
+}
+
+// Reading on before an fsync is bounded: by the replies piled up and by
+// the AOF bytes fed, so a client streaming big values still gets fsyncs.
+func TestNetLoopReadOnIsBounded(t *testing.T) {
+	for _, tc := range []struct {
+		out  int
+		aof  int64
+		want bool
+	}{
+		{0, 0, true},
+		{moreOutMax - 1, moreAOFMax - 1, true},
+		{moreOutMax, 0, false},
+		{0, moreAOFMax, false},
+		{1 << 30, 1 << 40, false},
+	} {
+		if got := withinReadOn(tc.out, tc.aof); got != tc.want {
+			t.Errorf("withinReadOn(%d, %d) = %v", tc.out, tc.aof, got)
+		}
+	}
 }

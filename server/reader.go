@@ -101,6 +101,10 @@ func (r *reqReader) argsOf(i int) [][]byte {
 	return r.args[r.cmdIdx[i]:end:end]
 }
 
+// partial reports whether the buffer ends inside a command: its client has
+// more of it to send.
+func (r *reqReader) partial() bool { return r.pos < r.end || r.mbl > 0 || r.bulkLen >= 0 }
+
 // reset drops the parsed batch and compacts the buffer. Arguments returned
 // before are invalid afterwards.
 func (r *reqReader) reset() {
