@@ -73,9 +73,9 @@ type netLoop struct {
 	inAck    atomic.Bool // the loop is in ackHeld: flushHeld follows anyway
 	heldWait atomic.Bool // replies in held wait for the ack hook
 
-	held    []*client // replies held at the AOF barrier (loop-owned)
-	iter    uint64    // loop iterations (loop-owned)
-	anyMore bool      // a held client is being read on (loop-owned)
+	held    []*client     // replies held at the AOF barrier (loop-owned)
+	iter    atomic.Uint64 // loop iterations (written by the loop only)
+	anyMore bool          // a held client is being read on (loop-owned)
 	evs     []unix.EpollEvent
 	done    chan struct{}
 
@@ -379,7 +379,7 @@ func (l *netLoop) run() bool {
 			lastYield = now
 			runtime.Gosched()
 		}
-		l.iter++
+		l.iter.Add(1)
 		timeout := -1
 		if l.anyMore {
 			timeout = 0 // read the rest of a long pipeline now
@@ -425,6 +425,7 @@ func (l *netLoop) run() bool {
 		if l.walking != nil {
 			l.walkStep()
 		}
+		l.anyMore = false // ackHeld says whether a held client is read on
 		if len(l.held) > 0 {
 			l.heldWait.Store(true)
 			if l.ackHeld() {
@@ -603,8 +604,10 @@ func (l *netLoop) serve(c *client) {
 			}
 		}
 		if reading {
-			if lastA != nil {
-				lc.heldA = lastA
+			if lastA != nil && lastA != lc.heldA {
+				// appendonly switched mid-pipeline: offsets are the new
+				// file's, as for a batch that spans the switch.
+				lc.heldA, lc.heldOff, lc.heldStart = lastA, c.waitOff, c.waitOff
 			}
 			lc.heldOff = max(lc.heldOff, c.waitOff)
 			l.readOn(c, perr, full)
@@ -651,7 +654,7 @@ func (l *netLoop) readOn(c *client, perr error, full bool) {
 	lc.mu.Lock()
 	lc.more = more
 	lc.mu.Unlock()
-	lc.moreIter = l.iter
+	lc.moreIter = l.iter.Load()
 }
 
 // withinReadOn reports whether a client with out bytes of held replies,
@@ -667,7 +670,7 @@ func (l *netLoop) readingOn(c *client) bool {
 	if !lc.more {
 		return false
 	}
-	if lc.moreIter == l.iter {
+	if lc.moreIter == l.iter.Load() {
 		return true
 	}
 	lc.mu.Lock()
@@ -732,7 +735,6 @@ func (l *netLoop) ackHeld() bool {
 	var a *aof.AOF
 	mixed := false
 	ready := 0
-	l.anyMore = false
 	for _, c := range l.held {
 		if lc := c.lc; lc != nil && lc.held {
 			if l.readingOn(c) {

@@ -207,6 +207,13 @@ func TestNetLoopLongPipelineOneFsync(t *testing.T) {
 	if k := g.syncCount() - syncs0; k > 3 {
 		t.Fatalf("%d fsyncs for one pipeline of %d SETs sent at once", k, n)
 	}
+	// Then the loop is idle again: blocked in epoll_wait, not polling.
+	time.Sleep(50 * time.Millisecond)
+	it := s.loop.iter.Load()
+	time.Sleep(200 * time.Millisecond)
+	if d := s.loop.iter.Load() - it; d > 50 {
+		t.Fatalf("the idle loop ran %d iterations in 200 ms after a long pipeline", d)
+	}
 }
 
 // noReplyConn checks that nothing arrives on c for a while.
