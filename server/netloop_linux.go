@@ -651,10 +651,7 @@ func (l *netLoop) readOn(c *client, perr error, full bool) {
 	if more {
 		c.rd.reset() // executed: the next read starts a new batch
 	}
-	lc.mu.Lock()
-	lc.more = more
-	lc.mu.Unlock()
-	lc.moreIter = l.iter.Load()
+	lc.more, lc.moreIter = more, l.iter.Load() // loop-owned: no lc.mu
 }
 
 // withinReadOn reports whether a client with out bytes of held replies,
@@ -673,9 +670,7 @@ func (l *netLoop) readingOn(c *client) bool {
 	if lc.moreIter == l.iter.Load() {
 		return true
 	}
-	lc.mu.Lock()
 	lc.more = false
-	lc.mu.Unlock()
 	return false
 }
 
