@@ -55,7 +55,7 @@ func (a *AOF) TryAck(off int64) bool {
 	rot := a.rot
 	a.bufMu.Unlock()
 	if rot == nil && !a.stepClosed {
-		for a.ackOff.Load() < off && a.step(&a.ws) {
+		for a.ackOff.Load() < off && a.step(&a.ws, true) {
 		}
 	}
 	a.stepMu.Unlock()
@@ -77,11 +77,14 @@ func (a *AOF) Always() bool { return Policy(a.policy.Load()) == Always }
 // always leads (after a step in progress, if any), and does not kick the
 // writer for bytes fed meanwhile, as the caller hands those to its next
 // SyncTo. It blocks on the disk: a goroutine that serves clients must hand
-// them to another before calling it.
+// them to another before calling it. It never waits to gather committers
+// (only aof-group-commit-delay-usec delays it): its caller's clients are
+// served by another goroutine meanwhile, and what they feed goes into the
+// next SyncTo, so fsyncs follow each other back to back.
 func (a *AOF) SyncTo(off int64) error {
 	if a.ackOff.Load() < off {
 		a.stepMu.Lock()
-		for a.ackOff.Load() < off && !a.stepClosed && a.term.Load() == nil && a.step(&a.ws) {
+		for a.ackOff.Load() < off && !a.stepClosed && a.term.Load() == nil && a.step(&a.ws, false) {
 		}
 		a.stepMu.Unlock()
 	}

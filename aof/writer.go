@@ -51,7 +51,7 @@ func (a *AOF) writerLoop() {
 			a.stepMu.Lock()
 			a.onWriter = true
 			if !a.stepClosed {
-				for a.step(&a.ws) {
+				for a.step(&a.ws, true) {
 				}
 			}
 			a.onWriter = false
@@ -67,15 +67,17 @@ func (a *AOF) writerLoop() {
 }
 
 // step takes the next batch, writes it (and fdatasyncs it under Always), then
-// performs a due rotation. It reports whether it made progress.
-func (a *AOF) step(w *writerState) bool {
+// performs a due rotation. It reports whether it made progress. adaptive
+// lets it wait for the recent peak of committers before an fdatasync
+// (gather); a caller that runs beside the network loop passes false.
+func (a *AOF) step(w *writerState, adaptive bool) bool {
 	knobs := a.knobsSnapshot()
 	policy := Policy(a.policy.Load())
 	if policy == Always && len(w.pending) == 0 && a.bufLen.Load() > 0 && !a.skipFsync() {
 		// Let more committers join this fsync.
 		if knobs.GroupCommitDelay > 0 {
 			time.Sleep(knobs.GroupCommitDelay)
-		} else {
+		} else if adaptive {
 			a.gather(&a.gs)
 		}
 		a.gs.covered(a.pendingMarks())
@@ -336,7 +338,7 @@ func (a *AOF) Wait(off int64) error {
 			if !a.stepClosed && a.term.Load() == nil {
 				// Lead until this caller's own bytes are acknowledged, no
 				// further: its reply should not wait for later batches.
-				for a.ackOff.Load() < off && a.step(&a.ws) {
+				for a.ackOff.Load() < off && a.step(&a.ws, true) {
 					progress = true
 				}
 			}

@@ -37,7 +37,13 @@ import (
 // epoll set for the length of its fsync: if anything happens meanwhile
 // (another client's request, a new connection, a kill) the standby wakes,
 // takes the token and runs the loop, and the syncer takes what that loop
-// holds next, in one fsync. When nothing happens, as with one client, no
+// holds next, in one fsync. Under load the two settle into one running
+// the loop and the other fsyncing and replying, back to back and without
+// waiting to gather more clients: each group's fsync overlaps the reading
+// and executing of the next (at 50 clients, groups of about 22 and 10-25%
+// more SET/s on a 2-vCPU VM than handing groups of more than 4 to the
+// AOF's writer, which gathered about 48 per fsync in a cycle twice as
+// long). When nothing happens, as with one client, no
 // thread is woken and the request meets no hand-off on its way: read,
 // execute, write, fsync, reply, as in Redis, plus two epoll_ctl calls. (A
 // goroutine started per fsync to go on with the loop cost a thread wake-up
@@ -729,7 +735,6 @@ func (l *netLoop) write(c *client) bool {
 func (l *netLoop) ackHeld() bool {
 	var a *aof.AOF
 	mixed := false
-	ready := 0
 	for _, c := range l.held {
 		if lc := c.lc; lc != nil && lc.held {
 			if l.readingOn(c) {
@@ -738,10 +743,9 @@ func (l *netLoop) ackHeld() bool {
 			}
 			mixed = mixed || (a != nil && lc.heldA != a)
 			a = lc.heldA
-			ready++
 		}
 	}
-	if a != nil && !mixed && a.Always() && ready <= syncerMax {
+	if a != nil && !mixed && a.Always() {
 		return l.toSyncer()
 	}
 	l.inAck.Store(true)
@@ -765,11 +769,6 @@ func (l *netLoop) ackHeld() bool {
 	}
 	return false
 }
-
-// syncerMax is the most held clients an iteration hands to a syncer of
-// its own; more go to the AOF's writer, which gathers them with the
-// clients that follow into bigger fsyncs (fewer fsyncs: less CPU).
-const syncerMax = 4
 
 // toSyncer hands the held clients not yet acknowledged to the syncer: to
 // the running one, or to this goroutine, which lets go of the token for
