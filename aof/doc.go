@@ -75,7 +75,9 @@
 // the next write+fdatasync covers everything that accumulated (group commit,
 // cut at GroupCommitMaxBatch commands). Before an fdatasync the leader waits
 // briefly for the clients the previous one answered to come back
-// (gather.go), or for a fixed GroupCommitDelay when set. With PreallocSize
+// (gather.go), or for a fixed GroupCommitDelay when set; SyncTo (the network
+// loop's syncer, whose clients are served by another goroutine meanwhile)
+// waits only for a GroupCommitDelay. With PreallocSize
 // set, under Always the incr file is preallocated with '#' padding lines so
 // most fdatasyncs overwrite in place (prealloc.go; off by default). Wait callers that cannot lead block on a channel that is closed
 // each time the acknowledged offset moves. A syncer goroutine does the
