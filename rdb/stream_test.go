@@ -787,6 +787,11 @@ func TestStreamCheckCutsLikeRedis(t *testing.T) {
 	file := buf.Bytes()
 	dir := t.TempDir()
 	term := regexp.MustCompile(`(?m)^.*# Terminating server after rdb file reading failure.\n`)
+	// "function at rdb.c:<line>" is a build detail: Debian's security
+	// updates of 7.0.15 (deb12u7) moved some of those lines by one, so
+	// the line is compared without its number (our numbers are upstream
+	// 7.0.15's).
+	line := regexp.MustCompile(`rdb\.c:[0-9]+`)
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 2)
 	for n := 10; n <= len(file); n++ {
@@ -809,7 +814,8 @@ func TestStreamCheckCutsLikeRedis(t *testing.T) {
 			if res.Terminated != term.Match(out) {
 				t.Errorf("cut %d: Terminated = %v", n, res.Terminated)
 			}
-			if want := string(term.ReplaceAll(out, nil)); ours.String() != want {
+			want := line.ReplaceAllString(string(term.ReplaceAll(out, nil)), "rdb.c:N")
+			if got := line.ReplaceAllString(ours.String(), "rdb.c:N"); got != want {
 				t.Errorf("cut %d:\nours:\n%sredis-check-rdb:\n%s", n, ours.String(), want)
 			}
 		}()
