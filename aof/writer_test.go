@@ -560,3 +560,36 @@ func TestAlwaysSyncToIsDurable(t *testing.T) {
 		t.Fatal("SyncTo after Close: nil error for an unacknowledged offset")
 	}
 }
+
+// SyncTo (the network loop's syncer) never waits to gather committers:
+// another goroutine serves its clients meanwhile. A Wait leader does,
+// when recent fsyncs covered more commands than are pending.
+func TestAlwaysSyncToDoesNotGather(t *testing.T) {
+	c := newCrashDir(t)
+	a, _ := startFresh(t, c, Always, nil)
+	defer a.Close()
+	gathered := func() bool {
+		a.stepMu.Lock()
+		defer a.stepMu.Unlock()
+		return a.gs.timer != nil // made by the first wait in gather
+	}
+	setPeak := func() {
+		a.stepMu.Lock()
+		a.gs.peak, a.gs.lastSync = 1000, time.Millisecond
+		a.stepMu.Unlock()
+	}
+	setPeak()
+	if err := a.SyncTo(a.Feed(Op{Argv: args("SET a 1")})); err != nil {
+		t.Fatal(err)
+	}
+	if gathered() {
+		t.Fatal("SyncTo waited to gather committers")
+	}
+	setPeak()
+	if err := a.Wait(a.Feed(Op{Argv: args("SET b 1")})); err != nil {
+		t.Fatal(err)
+	}
+	if !gathered() {
+		t.Fatal("a Wait leader with a recent peak of 1000 did not gather (the check above proves nothing)")
+	}
+}
