@@ -272,10 +272,14 @@ func powerCut(t *testing.T, crashfsExe, exe string, c plCase) plResult {
 	}
 	res.opsPerSec = float64(res.acked) / loadDur
 
+	cutLog := m.p.out.tail(3000)
 	m.reboot(t)
 	srv2, out := startServer(t, exe, args...)
 	if srv2 == nil {
-		res.restartErr = out
+		// Enough to tell a server bug from a crashfs one next time: what
+		// the cut did, and the files it left.
+		res.restartErr = out + "\n-- server before the cut:\n" + srv.out.tail(2000) +
+			"\n-- crashfs before the reboot:\n" + cutLog + "\n-- files after the cut:\n" + describeFiles(m.backing)
 		return res
 	}
 	defer srv2.kill()
@@ -329,4 +333,28 @@ func waitRewrite(t *testing.T, admin *respConn) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// describeFiles lists every regular file under root with its inode and
+// size, and prints the manifests, for a failed restart's report.
+func describeFiles(root string) string {
+	var b strings.Builder
+	filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
+		if err != nil || !fi.Mode().IsRegular() {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, p)
+		var ino uint64
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+			ino = st.Ino
+		}
+		fmt.Fprintf(&b, "%s ino=%d size=%d\n", rel, ino, fi.Size())
+		if strings.Contains(fi.Name(), "manifest") {
+			if c, err := os.ReadFile(p); err == nil {
+				fmt.Fprintf(&b, "%s", c)
+			}
+		}
+		return nil
+	})
+	return b.String()
 }
