@@ -423,11 +423,24 @@ func TestControlAndCutOnRename(t *testing.T) {
 	if exists(m.p("temp-a.manifest")) {
 		t.Fatal("temp-a.manifest survived")
 	}
-	if s := ctl("status"); statusField(s, "cut_on_rename") != "off" {
-		t.Fatalf("still armed:\n%s", s)
+	if s := ctl("status"); statusField(s, "cut_on_rename") != "off" || statusField(s, "fenced") != "true" {
+		t.Fatalf("still armed, or not fenced:\n%s", s)
+	}
+	// The power is off: a process the SIGSTOP missed changes nothing.
+	if err := os.WriteFile(m.p("after-the-cut"), []byte("x"), 0o644); err == nil {
+		t.Fatal("a file was created after the automatic cut")
+	}
+	if err := os.Rename(m.p("a.manifest"), m.p("b.manifest")); err == nil {
+		t.Fatal("a rename went through after the automatic cut")
+	}
+	if got := readFile(t, m.p("a.manifest")); got != "old" {
+		t.Fatalf("a.manifest = %q, want old", got)
 	}
 	if out := ctl("cut"); !strings.HasPrefix(out, "cut 2:") {
 		t.Fatalf("cut: %q", out)
+	}
+	if err := os.WriteFile(m.p("after-the-reboot"), []byte("x"), 0o644); err != nil {
+		t.Fatalf("the manual cut did not lift the fence: %v", err)
 	}
 	var out, errb strings.Builder
 	if rc := ctlMain([]string{m.mnt, "bogus"}, &out, &errb); rc != 1 || !strings.Contains(errb.String(), "unknown command") {

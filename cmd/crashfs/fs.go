@@ -112,6 +112,12 @@ type crashFS struct {
 	cutGlob string // cut-on-rename pattern, "" when disarmed
 	cutNth  int    // cut at the cutNth matching rename
 	cutSeen int
+	// fenced: an automatic cut fired and every change is refused (EIO)
+	// until the next manual cut or sync, or a restart. The power is off:
+	// a process the SIGSTOP did not stop at once (its other threads, a
+	// child) must not change the disk after the cut, as it then would
+	// after the reboot too.
+	fenced bool
 }
 
 func newCrashFS(root string, strict bool, fsyncDelay time.Duration) *crashFS {
@@ -381,6 +387,7 @@ func (c *crashFS) Sync() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.stats.Syncs++
+	c.fenced = false
 	c.syncAllLocked()
 }
 
@@ -395,6 +402,7 @@ func (c *crashFS) writeback() {
 func (c *crashFS) Cut() Stats {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.fenced = false
 	c.cutLocked()
 	return c.stats
 }
@@ -614,6 +622,7 @@ func (c *crashFS) Status() string {
 	p("last_cut_dropped_bytes", s.LastCutDroppedBytes)
 	p("last_cut_files_reverted", s.LastCutFilesReverted)
 	p("last_cut_entries_reverted", s.LastCutEntriesReverted)
+	p("fenced", c.fenced)
 	if c.cutGlob != "" {
 		p("cut_on_rename", fmt.Sprintf("%s nth=%d seen=%d", c.cutGlob, c.cutNth, c.cutSeen))
 	} else {

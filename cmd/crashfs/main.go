@@ -59,8 +59,9 @@ $TMPDIR/crashfs-<hash of the mountpoint>.sock):
                         1st) rename whose target (base name or path relative
                         to the root) matches glob, e.g. '*.manifest*': the
                         renaming process gets SIGSTOP (the instant of the
-                        cut), then the cut happens. "cut-on-rename off"
-                        disarms.
+                        cut), then the cut happens, and every later change
+                        is refused (EIO) until the next cut or sync: the
+                        power is off. "cut-on-rename off" disarms.
 Signals to the serving process: SIGUSR1 = cut, SIGUSR2 = sync,
 SIGINT/SIGTERM = unmount and exit.
 `

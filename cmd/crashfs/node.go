@@ -68,6 +68,9 @@ func (n *node) Create(ctx context.Context, name string, flags uint32, mode uint3
 	c := n.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.fenced {
+		return nil, nil, 0, syscall.EIO
+	}
 	dir := n.path()
 	p := filepath.Join(dir, name)
 	c.trackDirLocked(dir)
@@ -100,6 +103,9 @@ func (n *node) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, s
 	c := n.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.fenced && flags&(syscall.O_WRONLY|syscall.O_RDWR|syscall.O_TRUNC) != 0 {
+		return nil, 0, syscall.EIO
+	}
 	trunc := flags&syscall.O_TRUNC != 0
 	if trunc {
 		c.stateByPathLocked(n.path())
@@ -125,6 +131,9 @@ func (n *node) Unlink(ctx context.Context, name string) syscall.Errno {
 	c := n.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.fenced {
+		return syscall.EIO
+	}
 	dir := n.path()
 	p := filepath.Join(dir, name)
 	c.trackDirLocked(dir)
@@ -148,6 +157,9 @@ func (n *node) Rmdir(ctx context.Context, name string) syscall.Errno {
 	c := n.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.fenced {
+		return syscall.EIO
+	}
 	ino, _, _ := lstatIno(filepath.Join(n.path(), name))
 	if errno := n.LoopbackNode.Rmdir(ctx, name); errno != 0 {
 		return errno
@@ -160,6 +172,9 @@ func (n *node) Link(ctx context.Context, target fs.InodeEmbedder, name string, o
 	c := n.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.fenced {
+		return nil, syscall.EIO
+	}
 	c.trackDirLocked(n.path())
 	c.stats.Creates++
 	return n.LoopbackNode.Link(ctx, target, name, out)
@@ -173,6 +188,9 @@ func (n *node) Rename(ctx context.Context, name string, newParent fs.InodeEmbedd
 	c := n.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.fenced {
+		return syscall.EIO
+	}
 	src, dst := n.path(), np.path()
 	c.trackDirLocked(src)
 	c.trackDirLocked(dst)
@@ -199,6 +217,7 @@ func (n *node) Rename(ctx context.Context, name string, newParent fs.InodeEmbedd
 		}
 		c.logf("crashfs: cut-on-rename fired on %s", target)
 		c.cutLocked()
+		c.fenced = true
 	}
 	return 0
 }
@@ -211,6 +230,9 @@ func (n *node) Setattr(ctx context.Context, f fs.FileHandle, in *fuse.SetAttrIn,
 	c := n.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.fenced {
+		return syscall.EIO
+	}
 	var st *fileState
 	if h, ok := f.(*handle); ok && h != nil {
 		if h.gen != c.gen {
