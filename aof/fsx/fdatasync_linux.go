@@ -11,6 +11,9 @@ import (
 // datasync is Redis's redis_fsync on Linux: fdatasync flushes the data and the
 // metadata needed to read it back (the size), not timestamps.
 func datasync(fd int, blocking bool) error {
+	if fakeSyncUsec >= 0 {
+		return fakeDatasync()
+	}
 	for {
 		var err error
 		if blocking {
