@@ -79,6 +79,7 @@ type AOF struct {
 	stepMu   sync.Mutex
 	ws       writerState
 	onWriter bool   // guarded by stepMu: the writer goroutine is stepping
+	overlap  bool   // guarded by stepMu: SyncOverlapped's step, which leaves the fsync to its caller
 	pad      []byte // padding chunk (prealloc.go), owned like ws
 	gs       gatherState
 
@@ -148,9 +149,9 @@ type segment struct {
 	// off, see prealloc.go). Owned by whoever holds stepMu, then by the
 	// closer.
 	off, alloc int64
-	noPrealloc bool       // extending failed once (full disk): append plainly
-	syncMu     sync.Mutex // serialises Sync and Close between writer, syncer and the closer
-	closed     bool       // guarded by syncMu
+	noPrealloc bool         // extending failed once (full disk): append plainly
+	syncMu     sync.RWMutex // serialises Sync and Close between writer, syncer and the closer; SyncOverlapped's fsyncs share it
+	closed     bool         // guarded by syncMu
 }
 
 // Open reads the manifest of opt.Dir/opt.DirName (a missing directory or

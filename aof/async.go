@@ -1,5 +1,7 @@
 package aof
 
+import "time"
+
 // Non-blocking acknowledgement, for callers that serve many clients from
 // one goroutine (the server's network loop) and so must never park in
 // Wait: they check Acked, ask for progress with Kick or TryAck, and are
@@ -92,4 +94,70 @@ func (a *AOF) SyncTo(off int64) error {
 		return nil
 	}
 	return a.Wait(off) // terminal error, or a write error being retried
+}
+
+// SyncOverlapped is SyncTo for a caller that keeps several fsyncs in flight
+// (the network loop with aof-group-commit-inflight above 1). It writes
+// under the step lock and fdatasyncs after letting go of it, so another
+// caller can write what was fed meanwhile and start its own fdatasync
+// before this one returns: on a disk whose flushes take long and overlap
+// (network storage), groups no longer queue behind one another's fsync.
+// An fdatasync makes durable every byte written to the file before it
+// began, so each moves the synced offset to what had been written when it
+// started, in whatever order they finish. A step that rotates to a new
+// incr file fsyncs the old one first, under the lock, as SyncTo does; with
+// no-appendfsync-on-rewrite in effect, or another policy, it is SyncTo.
+func (a *AOF) SyncOverlapped(off int64) error {
+	for a.ackOff.Load() < off {
+		if !a.Always() || a.skipFsync() {
+			return a.SyncTo(off)
+		}
+		a.stepMu.Lock()
+		if a.stepClosed || a.term.Load() != nil {
+			a.stepMu.Unlock()
+			break
+		}
+		a.overlap = true
+		progress := a.step(&a.ws, false)
+		a.overlap = false
+		seg, w, cmds := a.cur, a.writtenOff.Load(), a.writtenCmds.Load()
+		a.stepMu.Unlock()
+		if w > a.syncedOff.Load() {
+			if a.syncOverlapped(seg, w, cmds) != nil {
+				break // fatal: Wait returns it
+			}
+		}
+		a.publishAck(Always)
+		if !progress && a.ackOff.Load() < off && a.writtenOff.Load() < off {
+			break // nothing written: a write error, or the file closed
+		}
+	}
+	if a.ackOff.Load() >= off {
+		return nil
+	}
+	return a.Wait(off)
+}
+
+// syncOverlapped fdatasyncs seg, written up to logical offset w, beside
+// other callers' fsyncs of it. Durable after it: everything up to w. A
+// segment closed meanwhile was synced, or its bytes otherwise covered, by
+// whoever closed it, which moves the synced offset itself.
+func (a *AOF) syncOverlapped(seg *segment, w, cmds int64) error {
+	seg.syncMu.RLock()
+	if seg.closed {
+		seg.syncMu.RUnlock()
+		return nil
+	}
+	t0 := time.Now()
+	err := seg.f.Sync()
+	d := time.Since(t0)
+	seg.syncMu.RUnlock()
+	if err != nil {
+		a.log.Warn().Msgf("Can't persist AOF for fsync error when the AOF fsync policy is 'always': %s. Exiting...", Strerror(err))
+		a.setFatal(err)
+		return err
+	}
+	a.advanceSynced(w)
+	a.recordFsync(d, cmds)
+	return nil
 }

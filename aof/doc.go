@@ -77,7 +77,12 @@
 // briefly for the clients the previous one answered to come back
 // (gather.go), or for a fixed GroupCommitDelay when set; SyncTo (the network
 // loop's syncer, whose clients are served by another goroutine meanwhile)
-// waits only for a GroupCommitDelay. With PreallocSize
+// waits only for a GroupCommitDelay. SyncOverlapped (the loop with several
+// syncers) writes under stepMu and fdatasyncs after releasing it, sharing
+// the segment's syncMu for reading, so several fdatasyncs can be in flight;
+// each moves the synced offset only to what was written before it began,
+// and a step that rotates still fsyncs the old file under stepMu first.
+// With PreallocSize
 // set, under Always the incr file is preallocated with '#' padding lines so
 // most fdatasyncs overwrite in place (prealloc.go; off by default). Wait callers that cannot lead block on a channel that is closed
 // each time the acknowledged offset moves. A syncer goroutine does the

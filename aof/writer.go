@@ -144,7 +144,7 @@ func (a *AOF) step(w *writerState, adaptive bool) bool {
 		}
 		progress = true
 	}
-	if policy == Always && a.syncedOff.Load() < a.writtenOff.Load() {
+	if policy == Always && !(a.overlap && rot == nil) && a.syncedOff.Load() < a.writtenOff.Load() {
 		if err := a.syncAlways(); err != nil {
 			if rot != nil {
 				a.failRotation(rot, err)

@@ -59,6 +59,9 @@ type Config struct {
 	// aof-group-commit-delay-usec and aof-group-commit-max-batch (0 = unlimited).
 	AOFGroupCommitDelayUsec int
 	AOFGroupCommitMaxBatch  int
+	// aof-group-commit-inflight: fsyncs the network loop may have in flight
+	// at once under appendfsync always (1: one after the other).
+	AOFGroupCommitInflight int
 	// aof-prealloc-size: under appendfsync always the incr file is extended
 	// ahead of the data by this many bytes of '#' padding (0 = off).
 	AOFPreallocSize int64

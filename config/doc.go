@@ -37,7 +37,8 @@
 // the same 192 names as redis-server 7.0.15 (TLS build). Directives with a
 // typed field are in Config.Implemented; the server may add names it handles
 // itself. aofserver's own directives (aof-group-commit-delay-usec,
-// aof-group-commit-max-batch, log-format) are hidden: CONFIG GET shows them
+// aof-group-commit-max-batch, aof-group-commit-inflight, aof-prealloc-size,
+// log-format) are hidden: CONFIG GET shows them
 // only for their exact name, like Redis's hidden test directives.
 //
 // # Deviations from Redis

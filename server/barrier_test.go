@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"net"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -155,10 +156,18 @@ func reply(t *testing.T, ch <-chan string) string {
 
 // TestAlwaysBarrier: under appendfsync always no reply — to the write, or to
 // a read that would reveal it — leaves before the write is fsynced, while
-// the executor keeps executing other clients' commands meanwhile.
+// the executor keeps executing other clients' commands meanwhile; also with
+// several fsyncs in flight (aof-group-commit-inflight), where they must
+// really overlap.
 func TestAlwaysBarrier(t *testing.T) {
+	for _, inflight := range []int{1, 4} {
+		t.Run("inflight="+strconv.Itoa(inflight), func(t *testing.T) { alwaysBarrier(t, inflight) })
+	}
+}
+
+func alwaysBarrier(t *testing.T, inflight int) {
 	g := newGateFS()
-	s := startGatedServer(t, g, "--appendfsync", "always")
+	s := startGatedServer(t, g, "--appendfsync", "always", "--aof-group-commit-inflight", strconv.Itoa(inflight))
 	addr := s.Addr().String()
 	g.closeGate()
 	setA := asyncDo(t, addr, "SET", "k", "v1")
@@ -183,8 +192,10 @@ func TestAlwaysBarrier(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	if g.syncing() == 0 {
+	if n := g.syncing(); n == 0 {
 		t.Fatal("no fsync in flight")
+	} else if inflight > 1 && (n < 2 || n > inflight) {
+		t.Fatalf("%d fsyncs in flight at once with aof-group-commit-inflight %d", n, inflight)
 	}
 	for _, ch := range more {
 		noReply(t, ch, "INCR")

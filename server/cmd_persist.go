@@ -123,6 +123,7 @@ func configSetCommand(c *client, argv [][]byte) {
 	}
 	err := s.cfg.Set(pairs, func(changed []string) error { return s.applyConfig(changed) })
 	s.passwordSet.Store(s.cfg.Requirepass != "") // also after a rollback
+	s.inflight.Store(int32(s.cfg.AOFGroupCommitInflight))
 	if err != nil {
 		s.reloadNotifyFlags() // a failed apply restores every value
 		msg := err.Error()

@@ -49,6 +49,16 @@ import (
 // goroutine started per fsync to go on with the loop cost a thread wake-up
 // and about 100 µs of CPU per request at one client on a 2-vCPU VM.)
 //
+// With aof-group-commit-inflight above 1 (a disk whose flushes are slow
+// and overlap, such as network storage), up to that many syncers fsync at
+// once (aof's SyncOverlapped): the loop goroutine that ends an iteration
+// with held replies becomes one more syncer while fewer are running, and a
+// standby is started if none is left to take the loop over. The loop's
+// epoll set wakes a standby only while some syncer is in an fsync and no
+// goroutine holds the token (loopFree), so idle standbys do not spin while
+// the loop is attended. By default (1) the next group's fsync starts when
+// the previous one is done, as above.
+//
 // A connection whose next step would park (a blocked command, a script
 // that may run past busy-reply-threshold, CLIENT PAUSE, pub/sub or MONITOR
 // output, a reply the socket cannot take at once) is handed to a goroutine
@@ -57,17 +67,21 @@ import (
 
 const loopEvents = 256
 
+// maxInflight bounds aof-group-commit-inflight: the loop's goroutines are
+// at most one more than that.
+const maxInflight = 16
+
 type netLoop struct {
 	s   *Server
 	ep  int
 	efd int // eventfd: ack hook, kills, new connections, stop
 
-	mu       sync.Mutex // guards conns, kills, stop, walk, syncing, syncQ, returned
+	mu       sync.Mutex // guards conns, kills, stop, walk, nsync, syncQ, returned, the standby's state
 	conns    map[int32]*client
 	kills    []*client
 	stop     bool
 	walk     *snapshot // handed over by walkOnLoop
-	syncing  bool      // a syncer goroutine runs
+	nsync    int       // syncer goroutines running (at most aof-group-commit-inflight)
 	syncQ    []*client // held, for the syncer's next round
 	returned []*client // given back by the syncer (slow path)
 
@@ -86,13 +100,16 @@ type netLoop struct {
 	done    chan struct{}
 
 	// The standby (see the top of the file).
-	token   sync.Mutex    // held by the goroutine running the loop
-	ep2     int           // outer epoll set the standby sleeps in
-	stopFd  int           // eventfd in ep2: written at stop, never drained
-	nudgeFd int           // eventfd in ep2: wakes the standby at once
-	armed   bool          // ep's entry in ep2 asks for EPOLLIN (under mu)
-	gone    chan struct{} // the other worker's exit, at stop
-	takes   atomic.Int64  // times the standby took the loop over (tests)
+	token    sync.Mutex    // held by the goroutine running the loop
+	ep2      int           // outer epoll set the standby sleeps in
+	stopFd   int           // eventfd in ep2: written at stop, never drained
+	nudgeFd  int           // eventfd in ep2: wakes the standby at once
+	armed    bool          // ep's entry in ep2 asks for EPOLLIN (under mu)
+	loopFree bool          // a syncer let go of the token and nobody took it (under mu)
+	inFsync  int           // syncers in an fsync (under mu): armed = inFsync > 0 && loopFree
+	workers  int           // goroutines of the loop, standbys included (under mu)
+	gone     chan struct{} // the other workers' exits, at stop
+	takes    atomic.Int64  // times the standby took the loop over (tests)
 }
 
 // loopConn stands in for the net.Conn of a loop-owned client. Only Close
@@ -158,7 +175,7 @@ func newNetLoop(s *Server) (*netLoop, error) {
 		return nil, err
 	}
 	l := &netLoop{s: s, ep: ep, efd: efd, ep2: -1, stopFd: -1, nudgeFd: -1, conns: map[int32]*client{},
-		evs: make([]unix.EpollEvent, loopEvents), done: make(chan struct{}), gone: make(chan struct{}, 1)}
+		evs: make([]unix.EpollEvent, loopEvents), done: make(chan struct{}), gone: make(chan struct{}, maxInflight)}
 	if err := unix.EpollCtl(ep, unix.EPOLL_CTL_ADD, efd, &unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(efd)}); err != nil {
 		l.closeFds()
 		return nil, err
@@ -210,6 +227,7 @@ func (s *Server) newNetLoops() {
 func (s *Server) startNetLoops() {
 	if l := s.loop; l != nil {
 		l.token.Lock()
+		l.workers = 2
 		go l.work(true)
 		go l.work(false)
 	}
@@ -255,6 +273,7 @@ func (l *netLoop) standby() bool {
 			}
 		}
 		if n > 0 && l.token.TryLock() {
+			l.tookLoop()
 			l.takes.Add(1)
 			return true
 		}
@@ -279,6 +298,15 @@ func (l *netLoop) setArmed(on bool) {
 		return
 	}
 	l.armed = on
+}
+
+// tookLoop is called by a goroutine that has just taken the token: the
+// loop is attended again, so events no longer need to wake a standby.
+func (l *netLoop) tookLoop() {
+	l.mu.Lock()
+	l.loopFree = false
+	l.setArmed(false)
+	l.mu.Unlock()
 }
 
 func (l *netLoop) nudge() {
@@ -482,7 +510,12 @@ func (l *netLoop) handleKills() bool {
 	if stop {
 		var one = [8]byte{1}
 		unix.Write(l.stopFd, one[:])
-		<-l.gone // the other worker, which no longer syncs
+		l.mu.Lock()
+		others := l.workers - 1
+		l.mu.Unlock()
+		for range others {
+			<-l.gone // the other workers, which no longer sync
+		}
 		l.closeFds()
 		if l.walking != nil {
 			go l.s.walk(l.walking) // the walk must end: its marks
@@ -798,22 +831,35 @@ func (l *netLoop) toSyncer() bool {
 		return false
 	}
 	l.mu.Lock()
-	if l.syncing {
+	if l.nsync >= l.s.aofInflight() {
 		l.syncQ = append(l.syncQ, batch...)
 		l.mu.Unlock()
 		return false
 	}
-	l.syncing = true
+	l.nsync++
+	if l.workers-l.nsync < 1 {
+		// No standby would be left to take the loop over: one more.
+		l.workers++
+		go l.work(false)
+	}
 	l.mu.Unlock()
 	l.flushHeld()
 	l.heldWait.Store(len(l.held) > 0)
 	walking := l.walking != nil
+	l.mu.Lock()
+	l.loopFree = true
+	l.setArmed(l.inFsync > 0)
+	l.mu.Unlock()
 	l.token.Unlock()
 	if walking {
 		l.nudge() // the walk goes on meanwhile
 	}
 	l.syncRounds(batch)
-	return !l.token.TryLock()
+	if !l.token.TryLock() {
+		return true
+	}
+	l.tookLoop()
+	return false
 }
 
 // syncRounds is the syncer: fsync, reply, and again while the loop hands
@@ -831,11 +877,19 @@ func (l *netLoop) syncRounds(batch []*client) {
 		// the moment it reads its reply must find this goroutine back in
 		// the loop, not wake the standby.
 		l.mu.Lock()
-		l.setArmed(true)
+		l.inFsync++
+		l.setArmed(l.loopFree)
+		overlap := l.nsync > 1 || l.s.aofInflight() > 1
 		l.mu.Unlock()
-		err := a.SyncTo(off)
+		var err error
+		if overlap {
+			err = a.SyncOverlapped(off)
+		} else {
+			err = a.SyncTo(off)
+		}
 		l.mu.Lock()
-		l.setArmed(false)
+		l.inFsync--
+		l.setArmed(l.inFsync > 0 && l.loopFree)
 		l.mu.Unlock()
 		var back []*client
 		for _, c := range batch {
@@ -850,7 +904,9 @@ func (l *netLoop) syncRounds(batch []*client) {
 		l.returned = append(l.returned, back...)
 		batch = l.syncQ
 		l.syncQ = nil
-		l.syncing = len(batch) > 0
+		if len(batch) == 0 {
+			l.nsync--
+		}
 		l.mu.Unlock()
 		if len(back) > 0 {
 			l.wake()
@@ -928,7 +984,7 @@ func (l *netLoop) takeReturned() {
 func (l *netLoop) waitSyncer() {
 	for {
 		l.mu.Lock()
-		busy := l.syncing
+		busy := l.nsync > 0
 		l.mu.Unlock()
 		if !busy {
 			l.takeReturned()

@@ -89,6 +89,10 @@ func (s *Server) LoadData() error {
 	return s.loadDumpRDB()
 }
 
+// aofInflight is how many fsyncs the network loop may have in flight at
+// once under appendfsync always (aof-group-commit-inflight).
+func (s *Server) aofInflight() int { return max(1, int(s.inflight.Load())) }
+
 func (s *Server) aofOptions() aof.Options {
 	pol, _ := aof.ParsePolicy(s.cfg.AppendFsync)
 	return aof.Options{

@@ -49,6 +49,8 @@ type Server struct {
 	// passwordSet mirrors requirepass != "" for the request parser,
 	// which runs outside the executor.
 	passwordSet atomic.Bool
+	// inflight mirrors aof-group-commit-inflight for the network loop.
+	inflight atomic.Int32
 
 	aof  *aof.AOF // nil while appendonly is off
 	snap *snapshot
@@ -131,6 +133,7 @@ func New(cfg *config.Config, log zerolog.Logger) (*Server, error) {
 		activeExpire: true,
 	}
 	s.passwordSet.Store(cfg.Requirepass != "")
+	s.inflight.Store(int32(cfg.AOFGroupCommitInflight))
 	s.stats.errorCounts = map[string]int64{}
 	s.dbs = make([]*DB, cfg.Databases)
 	for i := range s.dbs {

@@ -44,6 +44,9 @@ type plCase struct {
 	clients int
 	sc      scenario
 	strict  bool
+	// inflight > 1: aof-group-commit-inflight (aofserver), fsyncs that
+	// overlap, across a rotation in the mid-rewrite scenario.
+	inflight int
 }
 
 type plResult struct {
@@ -61,12 +64,16 @@ func (r plResult) row() string {
 	if r.strict {
 		mode = "strict"
 	}
+	note := r.note
+	if r.inflight > 1 {
+		note = strings.TrimSpace(fmt.Sprintf("aof-group-commit-inflight %d %s", r.inflight, note))
+	}
 	rec, lost, secs := strconv.FormatInt(r.recovered, 10), strconv.FormatInt(r.lost, 10), fmt.Sprintf("%.3f", r.lostSec)
 	if r.restartErr != "" {
 		rec, lost, secs = "RESTART FAILED", "-", "-"
 	}
 	return fmt.Sprintf("| %-9s | %-8s | %2d | %-13s | %-7s | %8d | %14s | %6s | %7s | %8.0f | %8s | %s |",
-		r.server, r.policy, r.clients, r.sc, mode, r.acked, rec, lost, secs, r.opsPerSec, r.droppedBytes, r.note)
+		r.server, r.policy, r.clients, r.sc, mode, r.acked, rec, lost, secs, r.opsPerSec, r.droppedBytes, note)
 }
 
 const plHeader = "| server    | policy   | cl | scenario      | fs      | acked    | recovered      | lost   | lost s  | ops/s    | dropped  | note |\n" +
@@ -101,6 +108,9 @@ func TestPowerLoss(t *testing.T) {
 				plCase{server: srv, policy: "everysec", clients: 4, sc: scRewrite},
 				plCase{server: srv, policy: "always", clients: 4, sc: scSwap, strict: true})
 		}
+		cases = append(cases,
+			plCase{server: "aofserver", policy: "always", clients: 8, sc: scLoad, strict: true, inflight: 4},
+			plCase{server: "aofserver", policy: "always", clients: 8, sc: scRewrite, inflight: 4})
 	} else {
 		cases = []plCase{
 			{server: "aofserver", policy: "always", clients: 8, sc: scLoad},
@@ -114,6 +124,9 @@ func TestPowerLoss(t *testing.T) {
 		name := fmt.Sprintf("%s/%s/%dcl/%s", c.server, c.policy, c.clients, c.sc)
 		if c.strict {
 			name += "/strict"
+		}
+		if c.inflight > 1 {
+			name += fmt.Sprintf("/inflight%d", c.inflight)
 		}
 		t.Run(name, func(t *testing.T) {
 			r := powerCut(t, crashfs, exes[c.server], c)
@@ -152,6 +165,9 @@ func powerCut(t *testing.T, crashfsExe, exe string, c plCase) plResult {
 	m := startCrashMount(t, crashfsExe, backing, mnt, flags...)
 	args := []string{"--dir", mnt, "--appendonly", "yes", "--appendfsync", c.policy, "--save", "",
 		"--enable-debug-command", "yes"}
+	if c.inflight > 1 {
+		args = append(args, "--aof-group-commit-inflight", strconv.Itoa(c.inflight))
+	}
 	srv, out := startServer(t, exe, args...)
 	if srv == nil {
 		t.Fatalf("server did not start on crashfs:\n%s", out)
