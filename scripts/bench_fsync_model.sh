@@ -16,7 +16,10 @@
 # writes here is durable; the data directories are removed.
 #
 # Only 127.0.0.1, ports picked free at runtime. About 5 minutes.
-# Usage: scripts/bench_fsync_model.sh   (LATS="0 100 300 1000" REPEATS=3)
+# With INFLIGHT=n a column for aofserver with aof-group-commit-inflight n
+# is added (fsyncs in flight at once).
+# BUDGET=0 skips the CPU budget.
+# Usage: scripts/bench_fsync_model.sh   (LATS="0 100 300 1000" REPEATS=3 INFLIGHT=4 BUDGET=0)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -58,15 +61,17 @@ LD_PRELOAD=$WORK/fakesync.so exec $REDIS "\$@"
 EOF
 chmod +x "$WORK/fake-redis-server"
 
-# one <kind> <L|real>: a fresh server, one redis-benchmark run; prints
-# "rps cmds_per_fsync" (the latter from INFO for ours, - for Redis).
+# one <kind> <L|real> [server args]: a fresh server, one redis-benchmark
+# run; prints "rps cmds_per_fsync" (the latter from INFO for ours, - for
+# Redis).
 one() {
   local kind=$1 lat=$2
+  shift 2
   if [ "$lat" = real ]; then
-    OURS=$REAL_OURS REDIS=/usr/bin/redis-server start_server "$kind" --appendonly yes --appendfsync always
+    OURS=$REAL_OURS REDIS=/usr/bin/redis-server start_server "$kind" --appendonly yes --appendfsync always "$@"
   else
     AOFSERVER_FAKE_FSYNC_USEC=$lat FAKESYNC_USEC=$lat OURS=$WORK/aofserver REDIS=$WORK/fake-redis-server \
-      start_server "$kind" --appendonly yes --appendfsync always
+      start_server "$kind" --appendonly yes --appendfsync always "$@"
   fi
   local out per=-
   out=$(redis-benchmark -h 127.0.0.1 -p "$PORT" --csv -t set -n "$REQUESTS" -c 50 -r 100000 2>&1 |
@@ -77,16 +82,27 @@ one() {
   echo "${out:-0} $per"
 }
 
-printf '%-10s %10s %10s %7s %12s\n' "fsync µs" ours redis ratio "ours cmds/fsync"
+INFLIGHT=${INFLIGHT:-}
+printf '%-10s %10s %10s %7s %12s' "fsync µs" ours redis ratio "ours cmds/fsync"
+[ -n "$INFLIGHT" ] && printf ' %14s %7s' "ours inflight $INFLIGHT" ratio
+echo
 for lat in $LATS real; do
-  o=() r=() g=()
+  o=() r=() g=() f=()
   for _ in $(seq 1 "$REPEATS"); do
     read -r v p < <(one ours "$lat"); o+=("$v"); g+=("$p")
+    if [ -n "$INFLIGHT" ]; then
+      read -r v _ < <(one ours "$lat" --aof-group-commit-inflight "$INFLIGHT"); f+=("$v")
+    fi
     read -r v _ < <(one redis "$lat"); r+=("$v")
   done
   mo=$(median "${o[@]}"); mr=$(median "${r[@]}"); mg=$(median "${g[@]}")
-  printf '%-10s %10.0f %10.0f %7s %12s   (ours: %s; redis: %s)\n' "$lat" "$mo" "$mr" \
-    "$(awk -v a="$mo" -v b="$mr" 'BEGIN { printf "%.2f", a / b }')" "$mg" "${o[*]}" "${r[*]}"
+  printf '%-10s %10.0f %10.0f %7s %12s' "$lat" "$mo" "$mr" \
+    "$(awk -v a="$mo" -v b="$mr" 'BEGIN { printf "%.2f", a / b }')" "$mg"
+  if [ -n "$INFLIGHT" ]; then
+    mf=$(median "${f[@]}")
+    printf ' %14.0f %7s' "$mf" "$(awk -v a="$mf" -v b="$mr" 'BEGIN { printf "%.2f", a / b }')"
+  fi
+  printf '   (ours: %s; redis: %s%s)\n' "${o[*]}" "${r[*]}" "${INFLIGHT:+; inflight: ${f[*]}}"
 done
 
 # cpu <kind> <server args> -- <benchmark args>: one fresh run; prints
@@ -112,6 +128,7 @@ cpu() {
     'BEGIN { split(t, a, " "); printf "%.0f %.1f %.1f\n", r, s / hz * 1e6 / n, (a[1] + a[2]) * 1e6 / n }'
 }
 
+[ "${BUDGET:-1}" = 0 ] && exit 0 # the sweep only
 echo
 echo "== CPU budget on the real disk (medians of $REPEATS)"
 declare -A C

@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
 # Latency on a slow disk: aofserver and redis-server side by side, their
 # data directory on crashfs with every fsync delayed (a network block
-# device), for appendfsync always and everysec. Prints p50/p99 of SET and
-# GET measured by redis-benchmark.
+# device), for appendfsync always and everysec, and under always aofserver
+# once more with aof-group-commit-inflight $INFLIGHT (default 4: fsyncs that
+# overlap). Prints p50/p99 of SET and GET measured by redis-benchmark.
 # Needs root (or fusermount3), /dev/fuse, redis-server and redis-benchmark.
 #
 #   scripts/slowdisk.sh                          # 5ms per fsync, 50 clients, 20000 requests
-#   FSYNC_DELAY=2ms CLIENTS=50 REQUESTS=20000 AOFSERVER_BIN=... scripts/slowdisk.sh
+#   FSYNC_DELAY=2ms CLIENTS=50 REQUESTS=20000 INFLIGHT=8 AOFSERVER_BIN=... scripts/slowdisk.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 FSYNC_DELAY=${FSYNC_DELAY:-5ms}
 CLIENTS=${CLIENTS:-50}
 REQUESTS=${REQUESTS:-20000}
+INFLIGHT=${INFLIGHT:-4} # aof-group-commit-inflight of the extra aofserver row
 REDIS=${REDIS_SERVER:-/usr/bin/redis-server}
 BENCH=${REDIS_BENCHMARK:-$(command -v redis-benchmark || echo /usr/bin/redis-benchmark)}
 
@@ -51,9 +53,10 @@ wait_for() { # file pattern seconds
   echo "timeout waiting for '$2' in $1:" >&2; tail -20 "$1" >&2; return 1
 }
 
-# run <name> <exe> <policy>: prints "SET p50 p99 GET p50 p99 rps_set rps_get"
+# run <name> <exe> <policy> [server args]: prints "SET p50 p99 GET p50 p99 rps_set rps_get"
 run() {
-  local name=$1 exe=$2 policy=$3 run="$tmp/$1-$3"
+  local name=$1 exe=$2 policy=$3 run="$tmp/$1-$3-$RANDOM"
+  shift 3
   mkdir -p "$run/backing" "$run/mnt"
   mnt="$run/mnt"
   "$tmp/crashfs" --quiet --fsync-delay "$FSYNC_DELAY" "$run/backing" "$run/mnt" >"$run/crashfs.log" 2>&1 &
@@ -63,7 +66,7 @@ run() {
   local port
   port=$(free_port)
   "$exe" --dir "$run/mnt" --port "$port" --bind 127.0.0.1 --save "" \
-    --appendonly yes --appendfsync "$policy" >"$run/server.log" 2>&1 &
+    --appendonly yes --appendfsync "$policy" "$@" >"$run/server.log" 2>&1 &
   local spid=$!
   pids+=("$spid")
   wait_for "$run/server.log" "Ready to accept connections" 30
@@ -86,5 +89,8 @@ echo "| server    | policy   | SET p50   | SET p99   | GET p50   | GET p99   | S
 echo "|-----------|----------|-----------|-----------|-----------|-----------|-----------|-----------|"
 for policy in always everysec; do
   run aofserver "$AOFSERVER" "$policy"
+  if [ "$policy" = always ]; then
+    run "aofserver, inflight $INFLIGHT" "$AOFSERVER" "$policy" --aof-group-commit-inflight "$INFLIGHT"
+  fi
   run redis "$REDIS" "$policy"
 done
