@@ -152,12 +152,5 @@ func (a *AOF) syncOverlapped(seg *segment, w, cmds int64) error {
 	err := seg.f.Sync()
 	d := time.Since(t0)
 	seg.syncMu.RUnlock()
-	if err != nil {
-		a.log.Warn().Msgf("Can't persist AOF for fsync error when the AOF fsync policy is 'always': %s. Exiting...", Strerror(err))
-		a.setFatal(err)
-		return err
-	}
-	a.advanceSynced(w)
-	a.recordFsync(d, cmds)
-	return nil
+	return a.alwaysSynced(err, w, cmds, d)
 }

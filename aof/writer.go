@@ -254,6 +254,12 @@ func (a *AOF) syncAlways() error {
 	d := time.Since(t0)
 	seg.syncMu.Unlock()
 	a.gs.lastSync = d
+	return a.alwaysSynced(err, w, cmds, d)
+}
+
+// alwaysSynced accounts an fsync under Always that began with w bytes and
+// cmds commands written and took d: durable up to w, or fatal.
+func (a *AOF) alwaysSynced(err error, w, cmds int64, d time.Duration) error {
 	if err != nil {
 		a.log.Warn().Msgf("Can't persist AOF for fsync error when the AOF fsync policy is 'always': %s. Exiting...", Strerror(err))
 		a.setFatal(err)
