@@ -180,11 +180,14 @@ func TestKill9UnderLoadLosesNoAck(t *testing.T) {
 			})
 		}
 	}
+	t.Run("always/8clients/inflight4", func(t *testing.T) {
+		kill9Run(t, exe, "always", 8, "--aof-group-commit-inflight", "4")
+	})
 }
 
-func kill9Run(t *testing.T, exe, fsync string, clients int) {
+func kill9Run(t *testing.T, exe, fsync string, clients int, extra ...string) {
 	dir := t.TempDir()
-	args := []string{"--dir", dir, "--save", "", "--appendonly", "yes", "--appendfsync", fsync}
+	args := append([]string{"--dir", dir, "--save", "", "--appendonly", "yes", "--appendfsync", fsync}, extra...)
 	p := startProc(t, exe, args...)
 	acked := make([]int64, clients)
 	var wg sync.WaitGroup
