@@ -20,9 +20,7 @@ func TestLookupNoAlloc(t *testing.T) {
 func TestHotPathAllocs(t *testing.T) {
 	ts := startOurServer(t)
 	s := ts.s
-	c := newClient(s, nil, 99)
-	c.db = s.dbs[0]
-	c.authed = true
+	c := execClient(s, 99)
 	set := [][]byte{[]byte("SET"), []byte("key:1"), []byte("0123456789")}
 	get := [][]byte{[]byte("GET"), []byte("key:1")}
 	s.mu.Lock()
@@ -35,4 +33,13 @@ func TestHotPathAllocs(t *testing.T) {
 	if n := testing.AllocsPerRun(200, func() { s.processCommand(c, set); c.out = c.out[:0] }); n > 1 {
 		t.Errorf("SET of an existing key allocates %v times per call", n)
 	}
+}
+
+// execClient is a client with no connection, in DB 0 and authenticated, for
+// calling the executor directly.
+func execClient(s *Server, id int64) *client {
+	c := newClient(s, nil, id)
+	c.db = s.dbs[0]
+	c.authed = true
+	return c
 }

@@ -11,9 +11,7 @@ import (
 func BenchmarkExecSet(b *testing.B) {
 	ts := startOurServer(b)
 	s := ts.s
-	c := newClient(s, nil, 99)
-	c.db = s.dbs[0]
-	c.authed = true
+	c := execClient(s, 99)
 	const nkeys = 100000
 	keys := make([][]byte, nkeys)
 	for i := range keys {

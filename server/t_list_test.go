@@ -31,9 +31,7 @@ func newDSServer(t testing.TB, tweak func(*config.Config)) *dsServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := newClient(s, nil, 1)
-	c.db = s.dbs[0]
-	c.authed = true
+	c := execClient(s, 1)
 	s.execDepth = 1
 	s.collectProp = true
 	return &dsServer{s: s, c: c}
