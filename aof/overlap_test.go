@@ -73,14 +73,7 @@ func TestSyncOverlappedFsyncsAtOnce(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newCrashDir(t)
 			sfs := &slowSyncFS{FS: c, entered: make(chan struct{}, 8), two: make(chan struct{})}
-			opt, _ := testOpts(sfs, "/data", Always)
-			a, err := Open(opt)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := a.Start(emptyRESPBase); err != nil {
-				t.Fatal(err)
-			}
+			a, _ := startFresh(t, c, Always, func(o *Options) { o.FS = sfs })
 			defer a.Close()
 			// Start kicks the writer goroutine: let it find nothing to do,
 			// or it may take the second command's bytes itself.
