@@ -11,12 +11,17 @@
 # and the time to load the resulting dump.rdb / AOF at start-up.
 #
 # Usage: scripts/bench_snapshot.sh [keys]     (about 2-4 minutes)
+#   PARTS="bgsave bgrewriteaof incr" picks the sections (default all);
+#   RUNS=n repeats each server's save runs, interleaved (default 1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/benchlib.sh
 KEYS=${1:-1000000}
 # requests of the load that runs across the save (long enough to cover it)
 LOADN=${LOADN:-600000}
+PARTS=${PARTS:-bgsave bgrewriteaof incr}
+RUNS=${RUNS:-1}
+part() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
 need_tools
 echo "== go build -o $OURS ./cmd/server"
 go build -o "$OURS" ./cmd/server
@@ -86,14 +91,21 @@ one_run() {
     "$(echo "scale=2; $peak / $rss0" | bc)" "$(echo "$s1 - $s0" | bc)" "$loaded" "$status" "${lat:-none}"
 }
 
-echo "== BGSAVE of $KEYS keys while 50 clients write"
-one_run ours bgsave rdb_bgsave_in_progress
-one_run redis bgsave rdb_bgsave_in_progress
-echo "== BGREWRITEAOF of $KEYS keys while 50 clients write (appendfsync everysec)"
-one_run ours bgrewriteaof aof_rewrite_in_progress --appendonly yes
-one_run redis bgrewriteaof aof_rewrite_in_progress --appendonly yes
+if part bgsave; then
+  echo "== BGSAVE of $KEYS keys while 50 clients write"
+  for _ in $(seq "$RUNS"); do
+    one_run ours bgsave rdb_bgsave_in_progress
+    one_run redis bgsave rdb_bgsave_in_progress
+  done
+fi
+if part bgrewriteaof; then
+  echo "== BGREWRITEAOF of $KEYS keys while 50 clients write (appendfsync everysec)"
+  for _ in $(seq "$RUNS"); do
+    one_run ours bgrewriteaof aof_rewrite_in_progress --appendonly yes
+    one_run redis bgrewriteaof aof_rewrite_in_progress --appendonly yes
+  done
+fi
 
-echo "== start-up from an incr file of ~$KEYS SET commands (no base content)"
 # incr_load <kind>: writes ~KEYS commands through the AOF, restarts, times the load.
 incr_load() {
   local kind=$1
@@ -114,5 +126,8 @@ incr_load() {
   rm -rf "$dir"
   printf '%-6s incr-load  commands=%-8s aof_bytes=%-10s keys=%-8s loaded=%-8s load_s=%.2f\n' "$kind" "$KEYS" "$size" "$n" "$loaded" "$(echo "$s1 - $s0" | bc)"
 }
-incr_load ours
-incr_load redis
+if part incr; then
+  echo "== start-up from an incr file of ~$KEYS SET commands (no base content)"
+  incr_load ours
+  incr_load redis
+fi
