@@ -85,7 +85,7 @@ func RunSnapshotWriter(path string) int {
 type childProc struct {
 	cmd   *exec.Cmd
 	pid   int
-	stdin io.WriteCloser
+	stdin *os.File
 	done  chan struct{}
 	err   error // exit status, after done
 	start time.Time
@@ -105,12 +105,17 @@ func (s *Server) spawnChild(path string, q *snapQueue) (*childProc, error) {
 	cmd.Stdout = nil
 	cmd.Stderr = os.Stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	stdin, err := cmd.StdinPipe()
+	pr, stdin, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
+	growPipe(stdin)
+	cmd.Stdin = pr
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	pr.Close()
+	if err != nil {
+		stdin.Close()
 		return nil, err
 	}
 	cp := &childProc{cmd: cmd, pid: cmd.Process.Pid, stdin: stdin, done: make(chan struct{}), start: start, path: path}
@@ -144,6 +149,11 @@ func (s *Server) spawnChild(path string, q *snapQueue) (*childProc, error) {
 	}()
 	go func() {
 		werr := cmd.Wait()
+		if werr != nil {
+			// The feeder may be asleep until a batch gathers: wake it,
+			// and stop the walk, now.
+			q.fail(fmt.Errorf("snapshot writer exited: %w", werr))
+		}
 		ferr := <-feedDone
 		if werr == nil && ferr != nil {
 			werr = ferr

@@ -344,7 +344,13 @@ func TestBGSAVEChildKilled(t *testing.T) {
 	if !killed {
 		t.Fatalf("no snapshot child among %q", out)
 	}
+	// The walk alone lasts 5 s (50 keys, 0.1 s each): the save must fail
+	// on the child's death, not when the walk ends.
+	killedAt := time.Now()
 	waitInfo(t, c, "rdb_bgsave_in_progress", "0")
+	if d := time.Since(killedAt); d > 3*time.Second {
+		t.Fatalf("the save noticed its killed child after %v, when the walk ended", d)
+	}
 	waitInfo(t, c, "rdb_last_bgsave_status", "err")
 	if r := c.do("PING"); r != "+PONG\r\n" {
 		t.Fatalf("PING after killed child: %q", r)

@@ -73,7 +73,9 @@ func (st *snapStage) take(spare []byte) []byte {
 }
 
 // snapQueue is the byte queue between the executor (producer) and the
-// goroutine that feeds the child process.
+// goroutine that feeds the child process. The feeder is woken once a batch
+// has gathered (or at the end), not per walk step: each wake-up is a
+// context switch on a machine the save already keeps busy.
 type snapQueue struct {
 	mu     sync.Mutex
 	cond   *sync.Cond
@@ -81,6 +83,10 @@ type snapQueue struct {
 	closed bool
 	err    error
 }
+
+// snapFeedBatch is how many queued bytes wake the feeder (well below
+// walkHighWater, so the walker never waits for a feeder still asleep).
+const snapFeedBatch = 256 << 10
 
 func newSnapQueue() *snapQueue {
 	q := &snapQueue{}
@@ -94,8 +100,11 @@ func (q *snapQueue) Write(p []byte) (int, error) {
 	if q.err != nil {
 		return 0, q.err
 	}
+	had := len(q.buf)
 	q.buf = append(q.buf, p...)
-	q.cond.Signal()
+	if had < snapFeedBatch && len(q.buf) >= snapFeedBatch {
+		q.cond.Signal()
+	}
 	return len(p), nil
 }
 
