@@ -342,11 +342,19 @@ func (sn *snapshot) abort(err error) {
 	sn.out.fail(err)
 }
 
-// walkStep bounds the keys encoded per hold of the executor (about 0.1 ms);
-// walkHighWater bounds the bytes queued for the child (back-pressure).
+// walkStep bounds the buckets one step visits (about 0.05 ms under load).
+// walkLoopBudget is how long the network loop keeps stepping per iteration:
+// under load each iteration serves the clients that are ready and then
+// walks, and with one step an iteration a 1M-key BGREWRITEAOF took 2.6-3.3
+// s, with throughput halved all along; with 0.5 ms steps it took 1.5-1.9 s
+// and the requests over 5 ms fell by about a quarter (6 paired runs,
+// scripts/bench_snapshot.sh), each request waiting at most that much
+// longer. walkHighWater bounds the bytes queued for the child
+// (back-pressure).
 const (
-	walkStep      = 128
-	walkHighWater = 4 << 20
+	walkStep       = 128
+	walkLoopBudget = 500 * time.Microsecond
+	walkHighWater  = 4 << 20
 )
 
 // runWalker drives the walk to its end: on the network loop, between its
@@ -367,7 +375,7 @@ func (s *Server) walk(sn *snapshot) {
 	for {
 		sn.out.waitBelow(walkHighWater)
 		var done bool
-		done, spare = s.walkOnce(sn, spare)
+		done, spare = s.walkOnce(sn, spare, 0)
 		if done {
 			return
 		}
@@ -383,12 +391,16 @@ func (s *Server) walk(sn *snapshot) {
 	}
 }
 
-// walkOnce runs one step under the executor and queues its bytes outside
+// walkOnce runs steps under the executor for up to budget (at least one
+// step; one only with rdb-key-save-delay) and queues their bytes outside
 // it. spare is a buffer to stage into; the returned one is the next spare.
-func (s *Server) walkOnce(sn *snapshot, spare []byte) (bool, []byte) {
+func (s *Server) walkOnce(sn *snapshot, spare []byte, budget time.Duration) (bool, []byte) {
 	s.mu.Lock()
 	t0 := monoNow()
 	done := sn.step(walkStep)
+	for !done && sn.keyDelay == 0 && monoNow()-t0 < int64(budget) && len(sn.stage.buf) < walkHighWater/4 {
+		done = sn.step(walkStep)
+	}
 	chunk := sn.stage.take(spare)
 	// The longest a client can wait for the save: LATENCY shows a step
 	// that took latency-monitor-threshold or longer.
