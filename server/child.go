@@ -125,19 +125,9 @@ func (s *Server) spawnChild(path string, q *snapQueue) (*childProc, error) {
 	s.persist.totalForks++
 	feedDone := make(chan error, 1)
 	go func() {
-		var spare []byte
-		var ferr error
-		for {
-			b, ok := q.next(spare)
-			if !ok {
-				break
-			}
-			if _, err := stdin.Write(b); err != nil {
-				ferr = err
-				q.fail(err)
-				break
-			}
-			spare = b
+		ferr := q.feed(stdin)
+		if ferr != nil {
+			q.fail(ferr)
 		}
 		q.mu.Lock()
 		if q.err != nil && ferr == nil {

@@ -86,7 +86,7 @@ type netLoop struct {
 	returned []*client // given back by the syncer (slow path)
 
 	walking   *snapshot // the walk the loop steps (loop-owned)
-	walkSpare []byte
+	walkSpare snapBatch
 	walkFull  bool // the child's queue is full: poll, do not spin
 
 	woken    atomic.Bool // an eventfd write is pending
@@ -550,7 +550,7 @@ func (l *netLoop) walkStep() {
 	var done bool
 	done, l.walkSpare = l.s.walkOnce(sn, l.walkSpare, walkLoopBudget)
 	if done {
-		l.walking, l.walkSpare = nil, nil
+		l.walking, l.walkSpare = nil, snapBatch{}
 	}
 }
 

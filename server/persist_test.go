@@ -263,6 +263,98 @@ func TestBGSAVEPointInTime(t *testing.T) {
 	}
 }
 
+// TestBGSAVEPointInTimeOnLoop: the save walked by the network loop at full
+// speed (no rdb-key-save-delay), plain strings encoded by the feeder
+// after the executor moved on, while writers replace, append to, overwrite
+// in place and delete them. The file must hold the dataset of the BGSAVE
+// instant, with a valid checksum (and with rdbchecksum no, a zero one).
+func TestBGSAVEPointInTimeOnLoop(t *testing.T) {
+	for _, checksum := range []string{"yes", "no"} {
+		t.Run("rdbchecksum="+checksum, func(t *testing.T) {
+			ts := startOurServer(t, "--rdbchecksum", checksum)
+			c := dial(t, ts.addr)
+			c.do("DEBUG", "POPULATE", "100000", "k", "12")
+			c.do("SELECT", "1")
+			c.do("DEBUG", "POPULATE", "20000", "d1k", "30")
+			c.do("SELECT", "0")
+			// Raw strings (changed in place from now on) among the plain
+			// ones, some with a TTL, and other types.
+			for i := 0; i < 3000; i++ {
+				c.send("SETRANGE", "k:"+strconv.Itoa(i), "0", "raw")
+				c.send("PEXPIRE", "k:"+strconv.Itoa(i*7), "100000000")
+				c.send("RPUSH", "list"+strconv.Itoa(i%300), "a")
+			}
+			for i := 0; i < 9000; i++ {
+				c.read()
+			}
+			c.send("DEBUG", "DIGEST")
+			c.send("BGSAVE")
+			want := c.read()
+			if r := c.read(); r != "+Background saving started\r\n" {
+				t.Fatalf("BGSAVE: %q", r)
+			}
+			var wg sync.WaitGroup
+			for w := 0; w < 4; w++ {
+				wg.Add(1)
+				go func(w int) {
+					defer wg.Done()
+					wc := dial(t, ts.addr)
+					for i := 0; i < 2000; i++ {
+						k := "k:" + strconv.Itoa((i*131+w*7919)%100000)
+						rawKey := "k:" + strconv.Itoa((i*37+w*1009)%3000)
+						switch i % 6 {
+						case 0:
+							wc.send("SET", k, "replaced")
+						case 1:
+							wc.send("APPEND", rawKey, "+")
+						case 2:
+							wc.send("SETRANGE", rawKey, "1", "ZZ")
+						case 3:
+							wc.send("DEL", k)
+						case 4:
+							wc.send("INCR", "k:counter")
+						default:
+							wc.send("SETBIT", rawKey, "3", "1")
+						}
+					}
+					for i := 0; i < 2000; i++ {
+						wc.read()
+					}
+				}(w)
+			}
+			wg.Wait()
+			waitInfo(t, c, "rdb_bgsave_in_progress", "0")
+			if info := c.do("INFO", "persistence"); !strings.Contains(info, "rdb_last_bgsave_status:ok") {
+				t.Fatalf("BGSAVE failed:\n%s", ts.logs.String())
+			}
+			if c.do("DEBUG", "DIGEST") == want {
+				t.Fatal("the writers changed nothing: the test proves nothing")
+			}
+			path := filepath.Join(ts.dir, "dump.rdb")
+			raw, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			trailer := raw[len(raw)-8:]
+			if zero := string(trailer) == "\x00\x00\x00\x00\x00\x00\x00\x00"; zero != (checksum == "no") {
+				t.Fatalf("checksum trailer %x with rdbchecksum %s", trailer, checksum)
+			}
+			cp := t.TempDir()
+			copyDir(t, ts.dir, cp)
+			ts2 := startOurServer(t, "--dir", cp)
+			if got := digestOf(t, ts2.addr); got != want {
+				t.Fatalf("dump.rdb digest %q, dataset at BGSAVE %q", got, want)
+			}
+			if _, err := os.Stat(redisServerPath); err == nil {
+				out, err := exec.Command("redis-check-rdb", path).CombinedOutput()
+				if err != nil || !strings.Contains(string(out), "RDB looks OK!") {
+					t.Fatalf("redis-check-rdb: %v\n%s", err, out)
+				}
+			}
+		})
+	}
+}
+
 // TestRewritePointInTime: a rewrite under concurrent writes; base + new incr
 // must replay to the final dataset, and real Redis agrees.
 func TestRewritePointInTime(t *testing.T) {

@@ -1,9 +1,13 @@
 package server
 
 import (
+	"encoding/binary"
 	"errors"
+	"fmt"
+	"io"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/aofserver/aofserver/rdb"
 )
@@ -24,13 +28,22 @@ import (
 // this runs under Server.mu; the encoded bytes are staged in memory owned
 // by the executor and moved to the queue after each step, outside it (so
 // the executor never meets the queue's lock or wakes its reader), then
-// streamed to the child process by another goroutine.
+// streamed to the child process by another goroutine, the feeder. In an
+// RDB stream the walk does not encode plain strings (most keys): it stages
+// a reference to their immutable bytes (snapRef), and the feeder encodes
+// them, off the executor, and writes the checksum. With that the loop's
+// share of a 1M-key BGREWRITEAOF under 50 writing clients fell from
+// 1.03-1.18 s to 0.65-0.75 s, and the save from 1.6-1.9 s to 1.1-1.2 s
+// (3 runs each).
 type snapshot struct {
 	s     *Server
 	mark  bool
 	enc   snapEncoder
 	out   *snapQueue
 	stage snapStage // encoded, not yet queued (under Server.mu)
+	// deferStrings: plain string values are staged as refs, for the
+	// feeder to encode (RDB streams only).
+	deferStrings bool
 
 	dbIdx   int
 	cursor  uint64
@@ -57,31 +70,88 @@ type detachedDB struct {
 	cursor  uint64
 }
 
-// snapStage collects the encoder's many small writes under the executor.
-type snapStage struct{ buf []byte }
+// snapStage collects the encoder's many small writes under the executor,
+// and the string values whose encoding is left to the feeder (refs).
+type snapStage struct {
+	buf      []byte
+	refs     []snapRef
+	refBytes int // the refs' key and value bytes
+}
+
+// snapRef is a string key whose record the feeder goroutine encodes, off
+// the executor: at is where it goes among the staged bytes. Only plain
+// (non-raw) strings are deferred: their bytes are never changed in place
+// (APPEND, SETRANGE, SETBIT and HLL writes copy them into a raw string
+// first), so the slice still holds the value of the snapshot's instant
+// when the feeder reads it, whatever the executor did meanwhile, and it
+// keeps that value alive until then. Encoding is most of a step's work:
+// the key and value bytes are cold in the cache and are copied, checked
+// for integers and perhaps compressed.
+type snapRef struct {
+	at     int
+	key    string
+	val    []byte
+	expire int64
+}
+
+// snapBatch is what one step staged: bytes, with the refs to put among them.
+type snapBatch struct {
+	raw  []byte
+	refs []snapRef
+}
+
+func (b *snapBatch) size() int {
+	n := len(b.raw)
+	for i := range b.refs {
+		n += len(b.refs[i].key) + len(b.refs[i].val) + 16
+	}
+	return n
+}
 
 func (st *snapStage) Write(p []byte) (int, error) {
 	st.buf = append(st.buf, p...)
 	return len(p), nil
 }
 
-// take returns the staged bytes and stages into spare from now on.
-func (st *snapStage) take(spare []byte) []byte {
-	b := st.buf
-	st.buf = spare[:0]
+// take returns the staged batch and stages into spare from now on.
+func (st *snapStage) take(spare snapBatch) snapBatch {
+	b := snapBatch{raw: st.buf, refs: st.refs}
+	st.buf, st.refs, st.refBytes = spare.raw[:0], spare.refs[:0], 0
 	return b
 }
 
-// snapQueue is the byte queue between the executor (producer) and the
-// goroutine that feeds the child process. The feeder is woken once a batch
-// has gathered (or at the end), not per walk step: each wake-up is a
-// context switch on a machine the save already keeps busy.
+func (st *snapStage) size() int { return len(st.buf) + st.refBytes }
+
+// snapQueue is the queue of batches between the executor (producer) and
+// the goroutine that feeds the child process, which encodes the refs. The
+// feeder is woken once a batch of bytes has gathered (or at the end), not
+// per walk step: each wake-up is a context switch on a machine the save
+// already keeps busy. Batches the feeder is done with come back to the
+// producer through put, for reuse.
 type snapQueue struct {
-	mu     sync.Mutex
-	cond   *sync.Cond
-	buf    []byte
-	closed bool
-	err    error
+	mu      sync.Mutex
+	cond    *sync.Cond
+	batches []snapBatch
+	size    int
+	free    []snapBatch
+	closed  bool
+	err     error
+
+	// refEnc encodes the refs (nil: there are none, a RESP base). With
+	// patchCRC the stream's producer wrote a zero checksum, and the feeder
+	// puts the CRC-64 of the bytes it sent in its place: only it sees
+	// them in their final order.
+	refEnc   *rdb.Encoder
+	refOut   refSink
+	patchCRC bool
+}
+
+// refSink is the writer refEnc appends a ref's record through.
+type refSink struct{ b []byte }
+
+func (w *refSink) Write(p []byte) (int, error) {
+	w.b = append(w.b, p...)
+	return len(p), nil
 }
 
 // snapFeedBatch is how many queued bytes wake the feeder (well below
@@ -94,24 +164,32 @@ func newSnapQueue() *snapQueue {
 	return q
 }
 
-func (q *snapQueue) Write(p []byte) (int, error) {
+// put queues b and returns a used batch to stage into next (or an empty
+// one).
+func (q *snapQueue) put(b snapBatch) snapBatch {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if q.err != nil {
-		return 0, q.err
+	var spare snapBatch
+	if n := len(q.free); n > 0 {
+		spare = q.free[n-1]
+		q.free = q.free[:n-1]
 	}
-	had := len(q.buf)
-	q.buf = append(q.buf, p...)
-	if had < snapFeedBatch && len(q.buf) >= snapFeedBatch {
+	if q.err != nil || (len(b.raw) == 0 && len(b.refs) == 0) {
+		return spare
+	}
+	had := q.size
+	q.batches = append(q.batches, b)
+	q.size += b.size()
+	if had < snapFeedBatch && q.size >= snapFeedBatch {
 		q.cond.Signal()
 	}
-	return len(p), nil
+	return spare
 }
 
 func (q *snapQueue) pending() int {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return len(q.buf)
+	return q.size
 }
 
 func (q *snapQueue) close() {
@@ -126,23 +204,30 @@ func (q *snapQueue) fail(err error) {
 	if q.err == nil {
 		q.err = err
 	}
-	q.buf = nil
+	q.batches, q.size = nil, 0
 	q.cond.Broadcast()
 	q.mu.Unlock()
 }
 
-// next blocks until bytes are available and takes them; ok=false at end.
-func (q *snapQueue) next(spare []byte) ([]byte, bool) {
+// next blocks until batches are queued and takes them; ok=false at end.
+// done are the batches of the previous call, kept for reuse.
+func (q *snapQueue) next(done []snapBatch) ([]snapBatch, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	for len(q.buf) == 0 && !q.closed && q.err == nil {
+	for i := range done {
+		if len(q.free) < 8 && cap(done[i].raw) <= 1<<20 {
+			clear(done[i].refs) // drop the values they kept alive
+			q.free = append(q.free, snapBatch{raw: done[i].raw[:0], refs: done[i].refs[:0]})
+		}
+	}
+	for len(q.batches) == 0 && !q.closed && q.err == nil {
 		q.cond.Wait()
 	}
-	if q.err != nil || (len(q.buf) == 0 && q.closed) {
+	if q.err != nil || (len(q.batches) == 0 && q.closed) {
 		return nil, false
 	}
-	b := q.buf
-	q.buf = spare[:0]
+	b := q.batches
+	q.batches, q.size = done[:0], 0
 	q.cond.Broadcast()
 	return b, true
 }
@@ -151,10 +236,87 @@ func (q *snapQueue) next(spare []byte) ([]byte, bool) {
 // the walker) or the queue failed.
 func (q *snapQueue) waitBelow(n int) {
 	q.mu.Lock()
-	for len(q.buf) >= n && q.err == nil {
+	for q.size >= n && q.err == nil {
 		q.cond.Wait()
 	}
 	q.mu.Unlock()
+}
+
+// feed writes the stream to w until its end: the batches' bytes with the
+// refs encoded among them and, with patchCRC, the checksum in place of the
+// zero one the producer's encoder ended with (the last 8 bytes are held
+// back until the end for that). It returns the first write error; a
+// failed queue is the caller's to report.
+func (q *snapQueue) feed(w io.Writer) error {
+	var done []snapBatch
+	var out []byte
+	var crc uint64
+	var tail [8]byte
+	held := 0
+	for {
+		batches, ok := q.next(done)
+		if !ok {
+			break
+		}
+		done = batches
+		if q.refEnc == nil && !q.patchCRC && len(batches) == 1 {
+			if _, err := w.Write(batches[0].raw); err != nil {
+				return err
+			}
+			continue
+		}
+		out = q.render(append(out[:0], tail[:held]...), batches)
+		n := len(out) - 8
+		if !q.patchCRC {
+			n = len(out)
+		}
+		if n <= 0 {
+			held = copy(tail[:], out)
+			continue
+		}
+		if _, err := w.Write(out[:n]); err != nil {
+			return err
+		}
+		if q.patchCRC {
+			crc = rdb.CRC64(crc, out[:n])
+			held = copy(tail[:], out[n:])
+		}
+		if cap(out) > 4<<20 {
+			out = nil
+		}
+	}
+	q.mu.Lock()
+	clean := q.err == nil
+	q.mu.Unlock()
+	if clean && q.patchCRC {
+		if held != 8 {
+			return fmt.Errorf("snapshot stream ended without its checksum (%d bytes held)", held)
+		}
+		_, err := w.Write(binary.LittleEndian.AppendUint64(out[:0], crc))
+		return err
+	}
+	return nil
+}
+
+// render appends the bytes of batches, refs encoded, to out.
+func (q *snapQueue) render(out []byte, batches []snapBatch) []byte {
+	for i := range batches {
+		b := &batches[i]
+		prev := 0
+		for j := range b.refs {
+			r := &b.refs[j]
+			out = append(out, b.raw[prev:r.at]...)
+			prev = r.at
+			q.refOut.b = out
+			v := rdb.Value{Kind: rdb.KindString, Str: r.val}
+			// The encoder only reads the key, and copies it before Key
+			// returns.
+			q.refEnc.Key(unsafe.Slice(unsafe.StringData(r.key), len(r.key)), &v, r.expire)
+			out = q.refOut.b
+		}
+		out = append(out, b.raw[prev:]...)
+	}
+	return out
 }
 
 var errSnapshotAborted = errors.New("snapshot aborted")
@@ -164,7 +326,17 @@ var errSnapshotAborted = errors.New("snapshot aborted")
 func (s *Server) startSnapshot(aofBase bool) *snapshot {
 	s.snapParity = !s.snapParity
 	sn := &snapshot{s: s, mark: s.snapParity, out: newSnapQueue(), curDB: -1}
-	sn.enc = s.newBaseEncoder(&sn.stage, aofBase)
+	if aofBase && !s.cfg.AOFUseRDBPreamble {
+		sn.enc = s.newBaseEncoder(&sn.stage, aofBase) // RESP: all encoded here
+	} else {
+		// RDB: plain strings are left to the feeder (snapRef), which
+		// also writes the checksum.
+		opt := rdb.EncoderOptions{Compression: s.cfg.RDBCompression, Limits: s.rdbLimits()}
+		sn.enc = rdb.NewEncoder(&sn.stage, opt)
+		sn.out.refEnc = rdb.NewEncoder(&sn.out.refOut, opt)
+		sn.out.patchCRC = s.cfg.RDBChecksum
+		sn.deferStrings = true
+	}
 	sn.sizes = make([]uint64, len(s.dbs))
 	sn.expires = make([]uint64, len(s.dbs))
 	for i, db := range s.dbs {
@@ -208,13 +380,23 @@ func (sn *snapshot) capture(db *DB, key string, p *entry) {
 	if sn.aborted {
 		return
 	}
-	sn.encode(db.id, key, *p, db.expireAt(key))
+	sn.encode(db.id, key, *p, db.expireAt(key), false)
 }
 
-func (sn *snapshot) encode(dbID int, key string, e entry, expire int64) {
+// encode writes one key, or stages it as a ref. nodeKey says key is the
+// dict node's own string, which lives as long as the ref needs: a
+// command's key (capture) may be a view of the client's input buffer.
+func (sn *snapshot) encode(dbID int, key string, e entry, expire int64, nodeKey bool) {
 	sn.selectDB(dbID)
-	// Strings (most keys) are encoded without allocating: the encoder
-	// copies what it needs before Key returns.
+	if nodeKey && sn.deferStrings && e.typ() == typString && e.rawString() == nil {
+		val := e.str()
+		sn.stage.refs = append(sn.stage.refs, snapRef{at: len(sn.stage.buf), key: key, val: val, expire: expire})
+		sn.stage.refBytes += len(key) + len(val) + 16
+		sn.keys++
+		return
+	}
+	// Strings are encoded without allocating: the encoder copies what it
+	// needs before Key returns.
 	v := &sn.val
 	if e.typ() == typString {
 		*v = rdb.Value{Kind: rdb.KindString, Str: e.str()}
@@ -256,7 +438,7 @@ func (sn *snapshot) drainDB(db *DB) {
 			if !sn.visited(*p) {
 				p.setSnapMark(sn.mark)
 				if !sn.aborted {
-					sn.encode(db.id, k, *p, db.expireAt(k))
+					sn.encode(db.id, k, *p, db.expireAt(k), true)
 				}
 			}
 		})
@@ -283,7 +465,7 @@ func (sn *snapshot) step(budget int) bool {
 						if t, ok := d.expires.Get(k); ok {
 							exp = t
 						}
-						sn.encode(d.id, k, *p, exp)
+						sn.encode(d.id, k, *p, exp, true)
 					}
 				}
 			})
@@ -302,7 +484,7 @@ func (sn *snapshot) step(budget int) bool {
 				p.setSnapMark(sn.mark)
 				n++
 				if !sn.aborted {
-					sn.encode(db.id, k, *p, db.expireAt(k))
+					sn.encode(db.id, k, *p, db.expireAt(k), true)
 				}
 			}
 		})
@@ -326,7 +508,7 @@ func (sn *snapshot) finish() {
 		if err := sn.enc.Close(); err != nil && sn.err == nil {
 			sn.err = err
 		}
-		sn.out.Write(sn.stage.take(nil))
+		sn.out.put(sn.stage.take(snapBatch{}))
 	}
 	sn.out.close()
 	if sn.s.snap == sn {
@@ -338,7 +520,7 @@ func (sn *snapshot) finish() {
 // mark invariant is restored before the next snapshot.
 func (sn *snapshot) abort(err error) {
 	sn.aborted = true
-	sn.stage.take(nil)
+	sn.stage.take(snapBatch{})
 	sn.out.fail(err)
 }
 
@@ -371,7 +553,7 @@ func (s *Server) runWalker(sn *snapshot) {
 // walk is the walker goroutine: small steps, back-pressure from the
 // child's pipe, and client batches waiting for the executor go first.
 func (s *Server) walk(sn *snapshot) {
-	var spare []byte
+	var spare snapBatch
 	for {
 		sn.out.waitBelow(walkHighWater)
 		var done bool
@@ -394,11 +576,11 @@ func (s *Server) walk(sn *snapshot) {
 // walkOnce runs steps under the executor for up to budget (at least one
 // step; one only with rdb-key-save-delay) and queues their bytes outside
 // it. spare is a buffer to stage into; the returned one is the next spare.
-func (s *Server) walkOnce(sn *snapshot, spare []byte, budget time.Duration) (bool, []byte) {
+func (s *Server) walkOnce(sn *snapshot, spare snapBatch, budget time.Duration) (bool, snapBatch) {
 	s.mu.Lock()
 	t0 := monoNow()
 	done := sn.step(walkStep)
-	for !done && sn.keyDelay == 0 && monoNow()-t0 < int64(budget) && len(sn.stage.buf) < walkHighWater/4 {
+	for !done && sn.keyDelay == 0 && monoNow()-t0 < int64(budget) && sn.stage.size() < walkHighWater/4 {
 		done = sn.step(walkStep)
 	}
 	chunk := sn.stage.take(spare)
@@ -406,8 +588,8 @@ func (s *Server) walkOnce(sn *snapshot, spare []byte, budget time.Duration) (boo
 	// that took latency-monitor-threshold or longer.
 	s.latency.maybeAdd("snapshot-step", time.Duration(monoNow()-t0), s.cfg.LatencyMonitorThreshold)
 	s.mu.Unlock()
-	if len(chunk) > 0 && !done {
-		sn.out.Write(chunk)
+	if done {
+		return true, snapBatch{} // finish queued the rest
 	}
-	return done, chunk
+	return false, sn.out.put(chunk)
 }
