@@ -254,7 +254,8 @@ func (q *snapQueue) waitBelow(n int) {
 // refs encoded among them and, with patchCRC, the checksum in place of the
 // zero one the producer's encoder ended with (the last 8 bytes are held
 // back until the end for that). It returns the first write error; a
-// failed queue is the caller's to report.
+// failed queue is the caller's to report. A ref cannot fail to encode (a
+// string has no invalid form).
 func (q *snapQueue) feed(w io.Writer) error {
 	var done []snapBatch
 	// out is reused for the whole stream and written whenever it passes
@@ -262,8 +263,6 @@ func (q *snapQueue) feed(w io.Writer) error {
 	// during a save stays until it ends (no GC cycle runs), in the RSS.
 	out := make([]byte, 0, 2*feedChunk)
 	var crc uint64
-	var tail [8]byte
-	held := 0
 	send := func() error {
 		n := len(out)
 		if q.patchCRC {
@@ -305,13 +304,12 @@ func (q *snapQueue) feed(w io.Writer) error {
 			return err
 		}
 	}
-	held = copy(tail[:], out)
 	q.mu.Lock()
 	clean := q.err == nil
 	q.mu.Unlock()
 	if clean && q.patchCRC {
-		if held != 8 {
-			return fmt.Errorf("snapshot stream ended without its checksum (%d bytes held)", held)
+		if len(out) != 8 {
+			return fmt.Errorf("snapshot stream ended without its checksum (%d bytes held)", len(out))
 		}
 		_, err := w.Write(binary.LittleEndian.AppendUint64(out[:0], crc))
 		return err
