@@ -17,7 +17,7 @@ import (
 func (s *Server) startAppendOnly() error {
 	if c := s.persist.aofChild; c != nil {
 		// A rewrite started while the AOF was off is superseded.
-		s.log.Info().Msgf("Killing running AOF rewrite child: %d", c.pid)
+		s.log.Info().Msgf("Killing running AOF rewrite child: %d", c.pidOf())
 		c.kill()
 	}
 	a, err := aof.Open(s.aofOptions())
@@ -44,7 +44,7 @@ func (s *Server) startAppendOnly() error {
 // fsync, close, and kill a running rewrite.
 func (s *Server) stopAppendOnly() {
 	if c := s.persist.aofChild; c != nil {
-		s.log.Info().Msgf("Killing running AOF rewrite child: %d", c.pid)
+		s.log.Info().Msgf("Killing running AOF rewrite child: %d", c.pidOf())
 		c.kill()
 	}
 	if err := s.aof.Close(); err != nil {
@@ -67,7 +67,7 @@ func (s *Server) startRewriteOffline() error {
 	tmp := filepath.Join(s.cfg.Dir, fmt.Sprintf("temp-rewriteaof-bg-%d.aof", os.Getpid()))
 	sn := s.startSnapshot(true)
 	s.persist.rewrites++
-	cp, err := s.spawnChild(tmp, sn.out)
+	cp, err := s.spawnChild(tmp, sn.out, "Background append only file rewriting started")
 	if err != nil {
 		sn.abort(err)
 		go s.runWalker(sn)
@@ -77,7 +77,6 @@ func (s *Server) startRewriteOffline() error {
 	}
 	s.persist.aofChild = cp
 	s.persist.rewriteScheduled = false
-	s.log.Info().Msgf("Background append only file rewriting started by pid %d", cp.pid)
 	rdbBase := s.cfg.AOFUseRDBPreamble
 	go s.runWalker(sn)
 	s.whenChildDone(cp, func() {

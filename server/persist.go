@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
@@ -26,8 +27,8 @@ type persistState struct {
 	rdbChild        *childProc
 	rdbSaves        int64
 	bgsaveScheduled bool
-	totalForks      int64
-	latestForkUsec  int64
+	totalForks      atomic.Int64 // set by runChild
+	latestForkUsec  atomic.Int64
 	dirtyAtSave     int64
 	lastSaveTry     time.Time
 
@@ -413,7 +414,7 @@ func (s *Server) bgsave() error {
 	// The child writes temp-<childpid>.rdb; we learn the pid after spawn,
 	// so name the temp file after our own pid and a counter.
 	tmpPath = absPath(s.cfg.Dir, fmt.Sprintf("temp-bg-%d-%d.rdb", os.Getpid(), time.Now().UnixNano()))
-	cp, err := s.spawnChild(tmpPath, q)
+	cp, err := s.spawnChild(tmpPath, q, "Background saving started")
 	if err != nil {
 		sn.abort(err)
 		go s.runWalker(sn)
@@ -422,7 +423,6 @@ func (s *Server) bgsave() error {
 		return err
 	}
 	s.persist.rdbChild = cp
-	s.log.Info().Msgf("Background saving started by pid %d", cp.pid)
 	dirtyAtStart := s.dirty
 	go s.runWalker(sn)
 	s.whenChildDone(cp, func() {
@@ -485,7 +485,7 @@ func (s *Server) startRewrite() error {
 	}
 	sn := s.startSnapshot(true)
 	s.persist.rewrites++
-	cp, err := s.spawnChild(rw.TempBasePath(), sn.out)
+	cp, err := s.spawnChild(rw.TempBasePath(), sn.out, "Background append only file rewriting started")
 	if err != nil {
 		sn.abort(err)
 		go s.runWalker(sn)
@@ -498,7 +498,6 @@ func (s *Server) startRewrite() error {
 	s.persist.aofRewrite = rw
 	s.persist.rewriteScheduled = false
 	s.aof.SetChildActive(true)
-	s.log.Info().Msgf("Background append only file rewriting started by pid %d", cp.pid)
 	go s.runWalker(sn)
 	s.whenChildDone(cp, func() {
 		s.mu.Lock()
@@ -716,7 +715,7 @@ func (s *Server) prepareShutdown(save, nosave bool) error {
 	}
 	if c := s.persist.aofChild; c != nil {
 		s.log.Warn().Msg("There is a child rewriting the AOF. Killing it!")
-		s.log.Info().Msgf("Killing running AOF rewrite child: %d", c.pid)
+		s.log.Info().Msgf("Killing running AOF rewrite child: %d", c.pidOf())
 		c.kill()
 	}
 	if s.aof != nil {

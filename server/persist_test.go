@@ -458,6 +458,35 @@ func TestBGSAVEChildKilled(t *testing.T) {
 	}
 }
 
+// TestBGSAVEKilledBeforeItRan: the child is started off the executor, so
+// FLUSHALL right behind BGSAVE usually kills a child that is not running
+// yet; it must still be stopped (the save would otherwise last 5 s), and,
+// as in Redis, a save killed on purpose is not a failed one.
+func TestBGSAVEKilledBeforeItRan(t *testing.T) {
+	ts := startOurServer(t, "--rdb-key-save-delay", "100000")
+	c := dial(t, ts.addr)
+	for i := 0; i < 50; i++ {
+		c.do("SET", "k"+strconv.Itoa(i), "v")
+	}
+	c.send("BGSAVE")
+	c.send("FLUSHALL")
+	if r := c.read(); r != "+Background saving started\r\n" {
+		t.Fatalf("BGSAVE: %q", r)
+	}
+	if r := c.read(); r != "+OK\r\n" {
+		t.Fatalf("FLUSHALL: %q", r)
+	}
+	killedAt := time.Now()
+	waitInfo(t, c, "rdb_bgsave_in_progress", "0")
+	if d := time.Since(killedAt); d > 3*time.Second {
+		t.Fatalf("the killed save ran on for %v", d)
+	}
+	waitInfo(t, c, "rdb_last_bgsave_status", "ok")
+	if _, err := os.Stat(filepath.Join(ts.dir, "dump.rdb")); err == nil {
+		t.Fatal("dump.rdb written by a killed child")
+	}
+}
+
 // TestDumpRestoreInterop: DUMP from one server, RESTORE into the other,
 // both directions; the datasets must then have equal digests.
 func TestDumpRestoreInterop(t *testing.T) {
