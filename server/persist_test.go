@@ -200,6 +200,51 @@ func TestRDBInterop(t *testing.T) {
 	})
 }
 
+// digestThenBGSAVE sends DEBUG DIGEST and BGSAVE back to back on one
+// connection, so nothing runs between them, and returns the digest: the
+// dataset the save must hold.
+func digestThenBGSAVE(t *testing.T, c *respConn) string {
+	t.Helper()
+	c.send("DEBUG", "DIGEST")
+	c.send("BGSAVE")
+	want := c.read()
+	if r := c.read(); r != "+Background saving started\r\n" {
+		t.Fatalf("BGSAVE: %q", r)
+	}
+	return want
+}
+
+// checkSavedDigest waits for the BGSAVE to succeed and loads a copy of its
+// directory into a fresh server, whose digest must be want.
+func checkSavedDigest(t *testing.T, ts *testServer, c *respConn, want string) {
+	t.Helper()
+	waitInfo(t, c, "rdb_bgsave_in_progress", "0")
+	if info := c.do("INFO", "persistence"); !strings.Contains(info, "rdb_last_bgsave_status:ok") {
+		t.Fatalf("BGSAVE failed:\n%s", ts.logs.String())
+	}
+	cp := t.TempDir()
+	copyDir(t, ts.dir, cp)
+	ts2 := startOurServer(t, "--dir", cp)
+	if got := digestOf(t, ts2.addr); got != want {
+		t.Fatalf("dump.rdb digest %q, dataset at BGSAVE %q", got, want)
+	}
+}
+
+// runWriters runs n clients of ts at once, each with its own connection,
+// and waits for them.
+func runWriters(t *testing.T, ts *testServer, n int, fn func(w int, wc *respConn)) {
+	t.Helper()
+	var wg sync.WaitGroup
+	for w := 0; w < n; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			fn(w, dial(t, ts.addr))
+		}(w)
+	}
+	wg.Wait()
+}
+
 // TestBGSAVEPointInTime: writers keep changing keys while a slowed-down
 // BGSAVE runs; the file must hold the dataset as of the BGSAVE instant.
 func TestBGSAVEPointInTime(t *testing.T) {
@@ -213,54 +258,31 @@ func TestBGSAVEPointInTime(t *testing.T) {
 	}
 	c.do("RPUSH", "l", "a", "b")
 	c.do("HSET", "h", "f", "v")
-	// DIGEST and BGSAVE back to back on one connection: nothing runs
-	// between them.
-	c.send("DEBUG", "DIGEST")
-	c.send("BGSAVE")
-	want := c.read()
-	if r := c.read(); r != "+Background saving started\r\n" {
-		t.Fatalf("BGSAVE: %q", r)
-	}
-	var wg sync.WaitGroup
-	for w := 0; w < 4; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			wc := dial(t, ts.addr)
-			for i := 0; i < 300; i++ {
-				k := "k" + strconv.Itoa((i*7+w)%600)
-				switch i % 5 {
-				case 0:
-					wc.do("DEL", k)
-				case 1:
-					wc.do("APPEND", k, "x")
-				case 2:
-					wc.do("RPUSH", "l", "c")
-				case 3:
-					wc.do("HSET", "h", "f"+strconv.Itoa(i), "v")
-				default:
-					wc.do("SET", k, "new", "EX", "1000")
-				}
+	want := digestThenBGSAVE(t, c)
+	runWriters(t, ts, 4, func(w int, wc *respConn) {
+		for i := 0; i < 300; i++ {
+			k := "k" + strconv.Itoa((i*7+w)%600)
+			switch i % 5 {
+			case 0:
+				wc.do("DEL", k)
+			case 1:
+				wc.do("APPEND", k, "x")
+			case 2:
+				wc.do("RPUSH", "l", "c")
+			case 3:
+				wc.do("HSET", "h", "f"+strconv.Itoa(i), "v")
+			default:
+				wc.do("SET", k, "new", "EX", "1000")
 			}
-			if w == 0 {
-				// FLUSHDB hands the old tables to the snapshot (FLUSHALL
-				// would kill the child, as in Redis).
-				wc.do("FLUSHDB")
-				wc.do("SET", "afterflush", "1")
-			}
-		}(w)
-	}
-	wg.Wait()
-	waitInfo(t, c, "rdb_bgsave_in_progress", "0")
-	if info := c.do("INFO", "persistence"); !strings.Contains(info, "rdb_last_bgsave_status:ok") {
-		t.Fatalf("BGSAVE failed:\n%s", ts.logs.String())
-	}
-	cp := t.TempDir()
-	copyDir(t, ts.dir, cp)
-	ts2 := startOurServer(t, "--dir", cp)
-	if got := digestOf(t, ts2.addr); got != want {
-		t.Fatalf("dump.rdb digest %q, dataset at BGSAVE %q", got, want)
-	}
+		}
+		if w == 0 {
+			// FLUSHDB hands the old tables to the snapshot (FLUSHALL
+			// would kill the child, as in Redis).
+			wc.do("FLUSHDB")
+			wc.do("SET", "afterflush", "1")
+		}
+	})
+	checkSavedDigest(t, ts, c, want)
 }
 
 // TestBGSAVEPointInTimeOnLoop: the save walked by the network loop at full
@@ -287,46 +309,31 @@ func TestBGSAVEPointInTimeOnLoop(t *testing.T) {
 			for i := 0; i < 9000; i++ {
 				c.read()
 			}
-			c.send("DEBUG", "DIGEST")
-			c.send("BGSAVE")
-			want := c.read()
-			if r := c.read(); r != "+Background saving started\r\n" {
-				t.Fatalf("BGSAVE: %q", r)
-			}
-			var wg sync.WaitGroup
-			for w := 0; w < 4; w++ {
-				wg.Add(1)
-				go func(w int) {
-					defer wg.Done()
-					wc := dial(t, ts.addr)
-					for i := 0; i < 2000; i++ {
-						k := "k:" + strconv.Itoa((i*131+w*7919)%100000)
-						rawKey := "k:" + strconv.Itoa((i*37+w*1009)%3000)
-						switch i % 6 {
-						case 0:
-							wc.send("SET", k, "replaced")
-						case 1:
-							wc.send("APPEND", rawKey, "+")
-						case 2:
-							wc.send("SETRANGE", rawKey, "1", "ZZ")
-						case 3:
-							wc.send("DEL", k)
-						case 4:
-							wc.send("INCR", "k:counter")
-						default:
-							wc.send("SETBIT", rawKey, "3", "1")
-						}
+			want := digestThenBGSAVE(t, c)
+			runWriters(t, ts, 4, func(w int, wc *respConn) {
+				for i := 0; i < 2000; i++ {
+					k := "k:" + strconv.Itoa((i*131+w*7919)%100000)
+					rawKey := "k:" + strconv.Itoa((i*37+w*1009)%3000)
+					switch i % 6 {
+					case 0:
+						wc.send("SET", k, "replaced")
+					case 1:
+						wc.send("APPEND", rawKey, "+")
+					case 2:
+						wc.send("SETRANGE", rawKey, "1", "ZZ")
+					case 3:
+						wc.send("DEL", k)
+					case 4:
+						wc.send("INCR", "k:counter")
+					default:
+						wc.send("SETBIT", rawKey, "3", "1")
 					}
-					for i := 0; i < 2000; i++ {
-						wc.read()
-					}
-				}(w)
-			}
-			wg.Wait()
-			waitInfo(t, c, "rdb_bgsave_in_progress", "0")
-			if info := c.do("INFO", "persistence"); !strings.Contains(info, "rdb_last_bgsave_status:ok") {
-				t.Fatalf("BGSAVE failed:\n%s", ts.logs.String())
-			}
+				}
+				for i := 0; i < 2000; i++ {
+					wc.read()
+				}
+			})
+			checkSavedDigest(t, ts, c, want)
 			if c.do("DEBUG", "DIGEST") == want {
 				t.Fatal("the writers changed nothing: the test proves nothing")
 			}
@@ -338,12 +345,6 @@ func TestBGSAVEPointInTimeOnLoop(t *testing.T) {
 			trailer := raw[len(raw)-8:]
 			if zero := string(trailer) == "\x00\x00\x00\x00\x00\x00\x00\x00"; zero != (checksum == "no") {
 				t.Fatalf("checksum trailer %x with rdbchecksum %s", trailer, checksum)
-			}
-			cp := t.TempDir()
-			copyDir(t, ts.dir, cp)
-			ts2 := startOurServer(t, "--dir", cp)
-			if got := digestOf(t, ts2.addr); got != want {
-				t.Fatalf("dump.rdb digest %q, dataset at BGSAVE %q", got, want)
 			}
 			if _, err := os.Stat(redisServerPath); err == nil {
 				out, err := exec.Command("redis-check-rdb", path).CombinedOutput()
@@ -438,11 +439,7 @@ func TestBGSAVEChildKilled(t *testing.T) {
 	}
 	// The walk alone lasts 5 s (50 keys, 0.1 s each): the save must fail
 	// on the child's death, not when the walk ends.
-	killedAt := time.Now()
-	waitInfo(t, c, "rdb_bgsave_in_progress", "0")
-	if d := time.Since(killedAt); d > 3*time.Second {
-		t.Fatalf("the save noticed its killed child after %v, when the walk ended", d)
-	}
+	waitSaveEndsSoon(t, c)
 	waitInfo(t, c, "rdb_last_bgsave_status", "err")
 	if r := c.do("PING"); r != "+PONG\r\n" {
 		t.Fatalf("PING after killed child: %q", r)
@@ -455,6 +452,17 @@ func TestBGSAVEChildKilled(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(ts.dir, "dump.rdb")); err == nil {
 		t.Fatal("dump.rdb written by a killed child")
+	}
+}
+
+// waitSaveEndsSoon waits for a BGSAVE whose child was just killed to end,
+// well before its 5 s walk (rdb-key-save-delay) could have.
+func waitSaveEndsSoon(t *testing.T, c *respConn) {
+	t.Helper()
+	killedAt := time.Now()
+	waitInfo(t, c, "rdb_bgsave_in_progress", "0")
+	if d := time.Since(killedAt); d > 3*time.Second {
+		t.Fatalf("the save ended %v after its child was killed: when its walk did", d)
 	}
 }
 
@@ -476,11 +484,7 @@ func TestBGSAVEKilledBeforeItRan(t *testing.T) {
 	if r := c.read(); r != "+OK\r\n" {
 		t.Fatalf("FLUSHALL: %q", r)
 	}
-	killedAt := time.Now()
-	waitInfo(t, c, "rdb_bgsave_in_progress", "0")
-	if d := time.Since(killedAt); d > 3*time.Second {
-		t.Fatalf("the killed save ran on for %v", d)
-	}
+	waitSaveEndsSoon(t, c)
 	waitInfo(t, c, "rdb_last_bgsave_status", "ok")
 	if _, err := os.Stat(filepath.Join(ts.dir, "dump.rdb")); err == nil {
 		t.Fatal("dump.rdb written by a killed child")
