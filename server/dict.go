@@ -394,6 +394,47 @@ func (d *dict[V]) Scan(cursor uint64, fn func(key string, v *V)) uint64 {
 	return v
 }
 
+// ScanAhead is a Scan cursor's successors, for PrefetchScan: far, 2k
+// cursors ahead, and near, k ahead, under the table mask they were
+// computed with.
+type ScanAhead struct {
+	near, far, mask uint64
+}
+
+// scanAheadK is how many buckets ahead a node is fetched (and twice that,
+// its bucket): enough misses in flight to overlap, few enough that the
+// lines are still cached when Scan reaches them.
+const scanAheadK = 8
+
+// PrefetchScan asks the CPU for what Scan will touch scanAheadK and
+// 2*scanAheadK cursors after cursor: the far bucket, and the first node
+// of the near one (whose bucket was asked for earlier). A walk of a table
+// larger than the caches otherwise waits for both misses at every
+// bucket. Hints only; nothing while rehashing.
+func (d *dict[V]) PrefetchScan(cursor uint64, a *ScanAhead) {
+	if d.rehashidx >= 0 || len(d.ht[0].buckets) == 0 {
+		return
+	}
+	t := &d.ht[0]
+	m := uint64(len(t.buckets) - 1)
+	next := func(v uint64) uint64 { return dictRevIncr(v | ^m) }
+	if a.mask != m {
+		a.mask, a.near = m, cursor
+		for i := 0; i < scanAheadK; i++ {
+			a.near = next(a.near)
+		}
+		a.far = a.near
+		for i := 0; i < scanAheadK; i++ {
+			a.far = next(a.far)
+		}
+	}
+	prefetch(uintptr(unsafe.Pointer(&t.buckets[a.far&m])))
+	if ref := t.buckets[a.near&m]; ref != 0 {
+		prefetch(uintptr(unsafe.Pointer(t.ar.node(ref))))
+	}
+	a.near, a.far = next(a.near), next(a.far)
+}
+
 // dictRevIncr increments v as if its bits were reversed.
 func dictRevIncr(v uint64) uint64 {
 	return bits.Reverse64(bits.Reverse64(v) + 1)

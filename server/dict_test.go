@@ -324,7 +324,13 @@ func TestDictScanStaticExactlyOnce(t *testing.T) {
 		}
 		seen := map[string]int{}
 		calls := 0
+		var ahead ScanAhead
+		var nears []uint64 // where PrefetchScan aims next, per call
+		var cursors []uint64
 		for c := uint64(0); ; {
+			cursors = append(cursors, c)
+			d.PrefetchScan(c, &ahead)
+			nears = append(nears, ahead.near)
 			c = d.Scan(c, func(k string, v *int) {
 				if *v != mustAtoi(t, k[4:]) {
 					t.Fatalf("key %q has value %d", k, *v)
@@ -341,6 +347,12 @@ func TestDictScanStaticExactlyOnce(t *testing.T) {
 		}
 		if calls != len(d.ht[0].buckets) {
 			t.Fatalf("n=%d: %d Scan calls for %d buckets", n, calls, len(d.ht[0].buckets))
+		}
+		// The hints are for the buckets Scan visits scanAheadK calls later.
+		for i := 0; i+scanAheadK+1 < len(cursors); i++ {
+			if nears[i] != cursors[i+scanAheadK+1] {
+				t.Fatalf("n=%d: after cursor %d PrefetchScan aims at %d, Scan goes to %d", n, i, nears[i], cursors[i+scanAheadK+1])
+			}
 		}
 		if len(seen) != n {
 			t.Fatalf("n=%d: scan returned %d distinct keys", n, len(seen))
@@ -378,6 +390,7 @@ func TestDictScanGuarantee(t *testing.T) {
 		next := 0
 		seen := make(map[string]bool, stable)
 		c := uint64(0)
+		var ahead ScanAhead
 		for calls := 0; ; calls++ {
 			if calls > 1<<20 {
 				t.Fatalf("trial %d: scan did not terminate", trial)
@@ -389,6 +402,7 @@ func TestDictScanGuarantee(t *testing.T) {
 					callsShrinking++
 				}
 			}
+			d.PrefetchScan(c, &ahead) // a hint: must hold through resizes and rehashing
 			c = d.Scan(c, func(k string, v *int) {
 				if k[0] == 's' {
 					if *v != mustAtoi(t, k[1:]) {
@@ -859,5 +873,37 @@ func BenchmarkDictBytesPerKey(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		b.ReportMetric(bytesPerKey(1_000_000, fillDict), "dict-B/key")
 		b.ReportMetric(bytesPerKey(1_000_000, fillMap), "map-B/key")
+	}
+}
+
+// BenchmarkDictScanWalk walks 1M keys as a snapshot does (each node's
+// value read and written), with and without PrefetchScan.
+func BenchmarkDictScanWalk(b *testing.B) {
+	keys := benchKeys(benchN)
+	d := newDict[testEntry](0)
+	for i, k := range keys {
+		d.Set(k, testEntry{m: uint64(i)})
+	}
+	for _, pf := range []bool{false, true} {
+		b.Run(map[bool]string{false: "plain", true: "prefetch"}[pf], func(b *testing.B) {
+			var sum uint64
+			for i := 0; i < b.N; i++ {
+				var ahead ScanAhead
+				for c := uint64(0); ; {
+					if pf {
+						d.PrefetchScan(c, &ahead)
+					}
+					c = d.Scan(c, func(k string, v *testEntry) {
+						sum += v.m
+						v.m ^= 1 << 40
+					})
+					if c == 0 {
+						break
+					}
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/benchN, "ns/key")
+			_ = sum
+		})
 	}
 }

@@ -52,6 +52,7 @@ type snapshot struct {
 	sizes   []uint64
 	expires []uint64
 
+	ahead    ScanAhead // prefetching for the walk of dbs[dbIdx]
 	detached []*detachedDB
 	walkDone bool
 	aborted  bool
@@ -498,6 +499,7 @@ func (sn *snapshot) step(budget int) bool {
 			return true
 		}
 		db := s.dbs[sn.dbIdx]
+		db.keys.PrefetchScan(sn.cursor, &sn.ahead)
 		sn.cursor = db.keys.Scan(sn.cursor, func(k string, p *entry) {
 			if !sn.visited(*p) {
 				p.setSnapMark(sn.mark)
@@ -509,6 +511,7 @@ func (sn *snapshot) step(budget int) bool {
 		})
 		if sn.cursor == 0 {
 			sn.dbIdx++
+			sn.ahead = ScanAhead{}
 		}
 		if sn.keyDelay > 0 && n > 0 {
 			break
