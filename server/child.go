@@ -83,8 +83,7 @@ func RunSnapshotWriter(path string) int {
 
 // childProc is a running snapshot writer.
 type childProc struct {
-	pid   atomic.Int64 // 0 until the process started
-	proc  atomic.Pointer[os.Process]
+	proc  atomic.Pointer[os.Process] // nil until it started
 	done  chan struct{}
 	err   error // exit status, after done
 	start time.Time
@@ -139,7 +138,6 @@ func (s *Server) runChild(cp *childProc, exe string, q *snapQueue, startedMsg st
 	}
 	s.persist.latestForkUsec.Store(time.Since(t0).Microseconds())
 	s.persist.totalForks.Add(1)
-	cp.pid.Store(int64(cmd.Process.Pid))
 	cp.proc.Store(cmd.Process)
 	if cp.killed.Load() {
 		cp.signal() // killed before it ran
@@ -198,7 +196,12 @@ func (cp *childProc) signal() {
 }
 
 // pidOf is the child's pid for log lines (0 before it started).
-func (cp *childProc) pidOf() int64 { return cp.pid.Load() }
+func (cp *childProc) pidOf() int {
+	if p := cp.proc.Load(); p != nil {
+		return p.Pid
+	}
+	return 0
+}
 
 func absPath(dir, name string) string {
 	if filepath.IsAbs(name) {
