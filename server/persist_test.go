@@ -370,28 +370,21 @@ func TestRewritePointInTime(t *testing.T) {
 	if r := c.do("BGREWRITEAOF"); !strings.HasPrefix(r, "+Background append only file rewriting started") {
 		t.Fatalf("BGREWRITEAOF: %q", r)
 	}
-	var wg sync.WaitGroup
-	for w := 0; w < 4; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			wc := dial(t, ts.addr)
-			for i := 0; i < 200; i++ {
-				k := "k" + strconv.Itoa((i*13+w)%600)
-				switch i % 4 {
-				case 0:
-					wc.do("DEL", k)
-				case 1:
-					wc.do("INCR", "ctr")
-				case 2:
-					wc.do("SADD", "s", strconv.Itoa(i))
-				default:
-					wc.do("SET", k, "new"+strconv.Itoa(w))
-				}
+	runWriters(t, ts, 4, func(w int, wc *respConn) {
+		for i := 0; i < 200; i++ {
+			k := "k" + strconv.Itoa((i*13+w)%600)
+			switch i % 4 {
+			case 0:
+				wc.do("DEL", k)
+			case 1:
+				wc.do("INCR", "ctr")
+			case 2:
+				wc.do("SADD", "s", strconv.Itoa(i))
+			default:
+				wc.do("SET", k, "new"+strconv.Itoa(w))
 			}
-		}(w)
-	}
-	wg.Wait()
+		}
+	})
 	waitInfo(t, c, "aof_rewrite_in_progress", "0")
 	waitInfo(t, c, "aof_last_bgrewrite_status", "ok")
 	want := c.do("DEBUG", "DIGEST")

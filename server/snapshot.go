@@ -95,18 +95,12 @@ type snapRef struct {
 	expire int64
 }
 
-// snapBatch is what one step staged: bytes, with the refs to put among them.
+// snapBatch is what one step staged: bytes, with the refs to put among
+// them; size counts both (as snapStage.size did when it was taken).
 type snapBatch struct {
 	raw  []byte
 	refs []snapRef
-}
-
-func (b *snapBatch) size() int {
-	n := len(b.raw)
-	for i := range b.refs {
-		n += len(b.refs[i].key) + len(b.refs[i].val) + 16
-	}
-	return n
+	size int
 }
 
 func (st *snapStage) Write(p []byte) (int, error) {
@@ -116,7 +110,7 @@ func (st *snapStage) Write(p []byte) (int, error) {
 
 // take returns the staged batch and stages into spare from now on.
 func (st *snapStage) take(spare snapBatch) snapBatch {
-	b := snapBatch{raw: st.buf, refs: st.refs}
+	b := snapBatch{raw: st.buf, refs: st.refs, size: st.size()}
 	st.buf, st.refs, st.refBytes = spare.raw[:0], spare.refs[:0], 0
 	return b
 }
@@ -184,7 +178,7 @@ func (q *snapQueue) put(b snapBatch) snapBatch {
 	}
 	had := q.size
 	q.batches = append(q.batches, b)
-	q.size += b.size()
+	q.size += b.size
 	if had < snapFeedBatch && q.size >= snapFeedBatch {
 		q.cond.Signal()
 	}
