@@ -125,6 +125,7 @@ type Config struct {
 	yaml bool              // file is YAML
 	seen []string          // canonical names set by file/flags, in first-seen order
 
+	readingSide bool // parsing the side file (SidePath): only our directives
 	readingFile bool // Redis's reading_config_file (affects "save")
 	saveLoaded  bool // Redis's static save_loaded
 }
@@ -161,13 +162,28 @@ func (c *Config) Clone() *Config {
 }
 
 // NoEffect lists, in the order first set, the canonical names of directives
-// set in the file or flags that are not in c.Implemented.
+// set in the file or flags that are not in c.Implemented and whose value is
+// not Redis's default: a stock redis.conf spells out many defaults (Debian's
+// sets tcp-backlog 511, supervised no, ...), and aofserver behaves as Redis
+// does at those defaults, so warning about them would only be noise. Lines
+// outside the table (rename-command, user, loadmodule, module configs)
+// always count.
 func (c *Config) NoEffect() []string {
 	var out []string
+	var def *Config
 	for _, n := range c.seen {
-		if !c.Implemented[n] {
-			out = append(out, n)
+		if c.Implemented[n] {
+			continue
 		}
+		if d, _ := lookup(n); d != nil {
+			if def == nil {
+				def = Default()
+			}
+			if d.value(c) == d.value(def) {
+				continue
+			}
+		}
+		out = append(out, n)
 	}
 	return out
 }

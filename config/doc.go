@@ -8,16 +8,34 @@
 //
 //	cfg, err := config.Load("redis.conf", os.Args[2:], os.Stdin)
 //	if err != nil { fmt.Fprintln(os.Stderr, err); os.Exit(1) } // Redis's exact text
-//	for _, name := range cfg.NoEffect() {
+//	for _, name := range cfg.NoEffect() { // set, not implemented, not at Redis's default
 //		log.Printf("%s: accepted, has no effect in aofserver", name)
 //	}
 //
 // # Sources and precedence
 //
-// Load reads the file (redis.conf syntax, or YAML for .yaml/.yml), then
-// stdin when asked ("-"), then the flags, as one text: "--port 6380 --save"
-// becomes the lines `port "6380"` and `save ""` appended after the file, so
-// later lines win and error line numbers count past the file, as in Redis.
+// Load reads the file (redis.conf syntax, or YAML for .yaml/.yml), then its
+// side file if any (below), then stdin when asked ("-"), then the flags,
+// as one text: "--port 6380 --save" becomes the lines `port "6380"` and
+// `save ""` appended after the file, so later lines win and error line
+// numbers count past the file, as in Redis.
+//
+// # aofserver's own directives: the side file
+//
+// Real redis-server refuses a directive it does not know, and an include
+// of a file holding one, so aofserver's own directives (see below) cannot
+// share a file Redis may read. They live in a side file named after the
+// config file plus ".aofserver" (SidePath: redis.conf ->
+// redis.conf.aofserver), read right after the config file when it exists;
+// it takes only aofserver's directives (anything else stops start-up with
+// an error naming the side file). The precedence is: config file, side file,
+// stdin, flags. They are still accepted in the main file and as flags (a
+// main file holding one is not loadable by Redis). CONFIG REWRITE writes
+// Redis's directives to the main file and ours to the side file (created
+// only when one of ours is not at its default), dropping lines of ours from
+// the main file, so a rewritten main file always loads in Redis 7.0. The
+// side file is written first: a failure in between leaves a value in both
+// files, never in neither. A YAML config has no side file.
 //
 // # redis.conf syntax
 //

@@ -26,12 +26,17 @@ type ParseError struct {
 	Line   int    // 1-based line number within the parsed text; 0 if none
 	Text   string // the offending line, trimmed
 	Reason string // Redis's message
+	named  bool   // print File: the line is from aofserver's side file
 }
 
 func (e *ParseError) Error() string {
 	s := "\n*** FATAL CONFIG FILE ERROR (Redis " + RedisVersion + ") ***\n"
 	if e.Line > 0 {
-		s += "Reading the configuration file, at line " + strconv.Itoa(e.Line) + "\n>>> '" + e.Text + "'\n"
+		file := ""
+		if e.named {
+			file = " " + e.File
+		}
+		s += "Reading the configuration file" + file + ", at line " + strconv.Itoa(e.Line) + "\n>>> '" + e.Text + "'\n"
 	}
 	return s + e.Reason
 }

@@ -39,6 +39,8 @@ func Load(path string, args []string, stdin io.Reader) (*Config, error) {
 	fromStdin = fromStdin || argStdin
 
 	isYAML := false
+	var side []byte // the side file's content, nil if there is none
+	fileLen := 0    // bytes of text that came from the main file
 	if path != "" {
 		abs, err := filepath.Abs(path)
 		if err != nil {
@@ -61,6 +63,10 @@ func Load(path string, args []string, stdin io.Reader) (*Config, error) {
 				return nil, err
 			}
 			text.Write(data)
+			fileLen = len(data)
+			if side, err = readSideFile(SidePath(abs)); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if fromStdin && stdin != nil {
@@ -83,7 +89,25 @@ func Load(path string, args []string, stdin io.Reader) (*Config, error) {
 	if isYAML {
 		file = ""
 	}
-	if !isYAML || text.Len() > 0 {
+	switch {
+	case side != nil:
+		// Main file, then the side file, then stdin and flags (so flags
+		// override both); stdin and flags keep the line numbers they would
+		// have after the main file, as in Redis. The cut is after the
+		// file's last newline: a last line without one runs on into stdin
+		// as Redis reads it.
+		all := text.String()
+		cut := strings.LastIndexByte(all[:fileLen], '\n') + 1
+		if err := c.parseText(all[:cut], file, 0, 0); err != nil {
+			return nil, err
+		}
+		if err := c.parseSide(side, SidePath(c.file)); err != nil {
+			return nil, err
+		}
+		if err := c.parseText(all[cut:], file, 0, strings.Count(all[:cut], "\n")); err != nil {
+			return nil, err
+		}
+	case !isYAML || text.Len() > 0:
 		if err := ParseRedisConf(c, text.String(), file); err != nil {
 			return nil, err
 		}
@@ -92,6 +116,37 @@ func Load(path string, args []string, stdin io.Reader) (*Config, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// SideSuffix names the side file that holds aofserver's own directives
+// beside a config file: redis.conf -> redis.conf.aofserver. Real Redis
+// refuses any directive it does not know (and an include of a file holding
+// one), so ours cannot share a file Redis may read; keeping them beside it
+// lets the same main file serve both servers. See doc.go.
+const SideSuffix = ".aofserver"
+
+// SidePath is the side file for the config file path.
+func SidePath(path string) string { return path + SideSuffix }
+
+// readSideFile returns the side file's content, or nil if it does not exist.
+func readSideFile(path string) ([]byte, error) {
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	return readLimited(path)
+}
+
+// parseSide applies the side file: aofserver's own directives only. Its
+// errors name the file, since Redis's message has no place for it.
+func (c *Config) parseSide(data []byte, path string) error {
+	c.readingSide = true
+	defer func() { c.readingSide = false }()
+	err := c.parseText(string(data), path, 0, 0)
+	var pe *ParseError
+	if errors.As(err, &pe) {
+		pe.named = true
+	}
+	return err
 }
 
 func readLimited(path string) ([]byte, error) {
@@ -194,10 +249,12 @@ func buildOptions(args []string) (opts string, stdin bool) {
 // handles outside its table (rename-command, user, loadmodule), which are
 // accepted and reported by NoEffect.
 func ParseRedisConf(c *Config, text string, file string) error {
-	return c.parseText(text, file, 0)
+	return c.parseText(text, file, 0, 0)
 }
 
-func (c *Config) parseText(text, file string, depth int) error {
+// parseText applies text; lineBase is added to line numbers in errors (the
+// lines of the main file already parsed when the text is its remainder).
+func (c *Config) parseText(text, file string, depth, lineBase int) error {
 	if c.raw == nil {
 		return errors.New("config: ParseRedisConf needs a Config from Default or Load")
 	}
@@ -210,7 +267,7 @@ func (c *Config) parseText(text, file string, depth int) error {
 			continue
 		}
 		fail := func(reason string) error {
-			return &ParseError{File: file, Line: i + 1, Text: line, Reason: reason}
+			return &ParseError{File: file, Line: lineBase + i + 1, Text: line, Reason: reason}
 		}
 		argv, ok := splitArgs(line)
 		if !ok {
@@ -234,6 +291,12 @@ func (c *Config) parseText(text, file string, depth int) error {
 // line, err an error from an included file.
 func (c *Config) apply(argv []string, file string, depth int) (reason string, err error) {
 	name := strings.ToLower(argv[0])
+	if c.readingSide {
+		if d, _ := lookup(name); d == nil || !d.has(fOurs) {
+			return "Not an aofserver directive: this file holds only aofserver's own directives, " +
+				"Redis's belong in the main config file", nil
+		}
+	}
 	if d, _ := lookup(name); d != nil {
 		if !d.has(fMultiArg) && len(argv) != 2 {
 			return "wrong number of arguments", nil
@@ -303,7 +366,7 @@ func (c *Config) include(pattern, from string, depth int) error {
 		if strings.HasSuffix(strings.ToLower(p), ".yaml") || strings.HasSuffix(strings.ToLower(p), ".yml") {
 			err = c.parseYAML(bytes.NewReader(data), p, depth+1)
 		} else {
-			err = c.parseText(string(data), p, depth+1)
+			err = c.parseText(string(data), p, depth+1, 0)
 		}
 		if err != nil {
 			return err

@@ -249,12 +249,28 @@ func rewritePercentiles(d *directive, c *Config, st *rewriteState) {
 // "user default on nopass ~* &* +@all" is written (aofserver has no ACL
 // file). The new content is written to a temporary file, fsynced, renamed
 // over the old one, and the directory is fsynced.
+//
+// aofserver's own directives go to the side file (SidePath) instead, by
+// the same rules, and their lines in the main file are dropped, so that
+// real Redis can read the main file. The side file is written first (a
+// failure in between leaves our values in both files, never in neither),
+// and only if it exists or one of ours differs from its default.
 func (c *Config) Rewrite() error {
 	if c.file == "" {
 		return ErrNoConfigFile
 	}
 	if c.yaml {
 		return ReplyError("ERR Rewriting config file: YAML config files cannot be rewritten")
+	}
+	side := SidePath(c.file)
+	oldSide, err := os.ReadFile(side)
+	if err != nil && !os.IsNotExist(err) {
+		return ReplyError("ERR Rewriting config file: " + side + ": " + errnoText(unwrapPathErr(err)))
+	}
+	if err == nil || c.oursChanged() {
+		if err := writeFileAtomic(side, c.rewriteSideContent(string(oldSide), err != nil)); err != nil {
+			return ReplyError("ERR Rewriting config file: " + side + ": " + errnoText(unwrapPathErr(err)))
+		}
 	}
 	old, err := os.ReadFile(c.file)
 	if err != nil && !os.IsNotExist(err) {
@@ -267,15 +283,51 @@ func (c *Config) Rewrite() error {
 	return nil
 }
 
-// rewriteContent computes the new file content from the old one.
+// rewriteContent computes the new main file content from the old one: all
+// of Redis's directives; lines of ours are dropped.
 func (c *Config) rewriteContent(old string) string {
 	st := newRewriteState(old)
 	for i := range directives {
-		directives[i].rewriteInto(c, st)
+		if d := &directives[i]; d.has(fOurs) {
+			st.markProcessed(d.name)
+		} else {
+			d.rewriteInto(c, st)
+		}
 	}
 	st.line("user", "user default on nopass ~* &* +@all", true)
 	st.markProcessed("loadmodule")
 	return st.content()
+}
+
+// sideHeader starts a side file that CONFIG REWRITE creates.
+const sideHeader = "# aofserver's own directives, read after the config file this one is\n" +
+	"# named after (real Redis never reads this file). Flags override both.\n"
+
+// rewriteSideContent computes the side file's content from its old one
+// (fresh: there was none).
+func (c *Config) rewriteSideContent(old string, fresh bool) string {
+	if fresh {
+		old = sideHeader
+	}
+	st := newRewriteState(old)
+	for i := range directives {
+		if d := &directives[i]; d.has(fOurs) {
+			d.rewriteInto(c, st)
+		}
+	}
+	return st.content()
+}
+
+// oursChanged reports whether one of aofserver's own directives differs
+// from its default.
+func (c *Config) oursChanged() bool {
+	def := Default()
+	for i := range directives {
+		if d := &directives[i]; d.has(fOurs) && d.value(c) != d.value(def) {
+			return true
+		}
+	}
+	return false
 }
 
 func unwrapPathErr(err error) error {
