@@ -1,6 +1,7 @@
 package server
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +14,14 @@ import (
 // NewLogger returns the server's logger: Redis's line format by default
 // ("pid:M 02 Dec 2026 07:44:15.123 * message"), or JSON lines.
 func NewLogger(w io.Writer, level string, format string) zerolog.Logger {
+	return NewLoggerRole(w, level, format, 'M')
+}
+
+// NewLoggerRole is NewLogger with Redis's role letter for the prefix: 'M'
+// for the main process, 'C' for a child process and for the lines the main
+// process logs before its initialisation (Redis compares getpid() with
+// server.pid, still unset then).
+func NewLoggerRole(w io.Writer, level string, format string, role byte) zerolog.Logger {
 	lvl := zerolog.InfoLevel
 	switch level {
 	case "debug":
@@ -27,9 +36,39 @@ func NewLogger(w io.Writer, level string, format string) zerolog.Logger {
 		lvl = zerolog.Disabled
 	}
 	if format == "json" {
-		return zerolog.New(w).Level(lvl).With().Timestamp().Int("pid", os.Getpid()).Logger()
+		// The time is added by a hook rather than zerolog's Timestamp(),
+		// whose format is a process-wide setting (seconds by default):
+		// Redis's lines carry milliseconds, so do ours.
+		return zerolog.New(w).Level(lvl).Hook(msTimeHook{}).With().
+			Int("pid", os.Getpid()).Str("role", string(role)).Logger()
 	}
-	return zerolog.New(&redisLogWriter{w: w, pid: os.Getpid(), role: 'M'}).Level(lvl)
+	return zerolog.New(&redisLogWriter{w: w, pid: os.Getpid(), role: role}).Level(lvl)
+}
+
+// jsonTimeLayout is RFC 3339 with milliseconds.
+const jsonTimeLayout = "2006-01-02T15:04:05.000Z07:00"
+
+type msTimeHook struct{}
+
+func (msTimeHook) Run(e *zerolog.Event, _ zerolog.Level, _ string) {
+	e.Str("time", time.Now().Format(jsonTimeLayout))
+}
+
+// LogFromHandler writes a line the way Redis's serverLogFromHandler does
+// for what its signal handlers log: "pid:signal-handler (unix-seconds)
+// message", no role letter, no date, no level mark. With the json format
+// it is a warning whose role is "signal-handler".
+func LogFromHandler(w io.Writer, format string, msg string) {
+	now := time.Now()
+	var line []byte
+	if format == "json" {
+		m, _ := json.Marshal(msg)
+		line = fmt.Appendf(nil, `{"level":"warn","pid":%d,"role":"signal-handler","time":"%s","message":%s}`+"\n",
+			os.Getpid(), now.Format(jsonTimeLayout), m)
+	} else {
+		line = fmt.Appendf(nil, "%d:signal-handler (%d) %s\n", os.Getpid(), now.Unix(), msg)
+	}
+	w.Write(line)
 }
 
 // redisLogWriter turns zerolog's JSON events into Redis log lines.

@@ -28,17 +28,17 @@ func exampleConf(t *testing.T) string {
 	return p
 }
 
-// The example config starts, logs Redis's ready and PID lines, and
+// The example config starts, logs Redis's ready and version (pid) lines, and
 // SIGTERM shuts it down cleanly.
 func TestStartWithExampleConfAndSIGTERM(t *testing.T) {
 	exe := serverBinary(t)
 	dir := t.TempDir()
 	p := startProc(t, exe, exampleConf(t), "--dir", dir)
 	log := p.out.String()
-	if !strings.Contains(log, "Ready to accept connections tcp") {
+	if !strings.Contains(log, "Ready to accept connections\n") {
 		t.Fatalf("no ready line:\n%s", log)
 	}
-	pidLine := regexp.MustCompile(`(?m) PID: (\d+)$`).FindStringSubmatch(log)
+	pidLine := regexp.MustCompile(`(?m), pid=(\d+), just started$`).FindStringSubmatch(log)
 	if pidLine == nil || pidLine[1] != strconv.Itoa(p.cmd.Process.Pid) {
 		t.Fatalf("PID line %q, process pid %d:\n%s", pidLine, p.cmd.Process.Pid, log)
 	}

@@ -87,21 +87,26 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		defer f.Close()
 		logOut = f
 	}
+	// Until initServer sets server.pid, Redis marks its lines with the
+	// child role letter: "pid:C ... Redis is starting".
+	boot := server.NewLoggerRole(logOut, cfg.LogLevel, cfg.LogFormat, 'C')
 	log := server.NewLogger(logOut, cfg.LogLevel, cfg.LogFormat)
 	pid := os.Getpid()
-	log.Warn().Msg("oO0OoO0OoO0Oo Redis is starting oO0OoO0OoO0Oo")
-	log.Warn().Msgf("Redis version=%s, bits=64, commit=00000000, modified=0, pid=%d, just started", server.Version, pid)
-	if path == "" {
-		log.Warn().Msg("Warning: no config file specified, using the default config. In order to specify a config file use ./aofserver /path/to/redis.conf")
+	boot.Warn().Msg("oO0OoO0OoO0Oo Redis is starting oO0OoO0OoO0Oo")
+	boot.Warn().Msgf("Redis version=%s, bits=64, commit=00000000, modified=0, pid=%d, just started", server.Version, pid)
+	// As Redis: any argument at all (a file, options or "-") counts as a
+	// configuration; the warning names the program as invoked.
+	if len(args) == 0 {
+		boot.Warn().Msgf("Warning: no config file specified, using the default config. In order to specify a config file use %s /path/to/redis.conf", os.Args[0])
 	} else {
-		log.Warn().Msg("Configuration loaded")
+		boot.Warn().Msg("Configuration loaded")
 	}
 	for _, name := range cfg.NoEffect() {
-		log.Warn().Msgf("Config directive '%s' is accepted but has no effect in aofserver", name)
+		boot.Warn().Msgf("Config directive '%s' is accepted but has no effect in aofserver", name)
 	}
 	if cfg.Dir != "" {
 		if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
-			log.Warn().Msgf("Can't chdir to '%s': %v", cfg.Dir, err)
+			boot.Warn().Msgf("Can't chdir to '%s': %v", cfg.Dir, err)
 			return 1
 		}
 	}
@@ -116,29 +121,51 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	log.Info().Msgf("Running mode=standalone, port=%d.", cfg.Port)
-	log.Info().Msgf(" PID: %d", pid)
 	if cfg.Pidfile != "" {
 		os.WriteFile(cfg.Pidfile, []byte(fmt.Sprintf("%d\n", pid)), 0o644)
 		defer os.Remove(cfg.Pidfile)
 	}
+	// Redis installs its handlers in initServer, before loading: a
+	// SIGTERM while the data loads ends the process cleanly (exit 0).
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
 	log.Warn().Msg("Server initialized")
 	served := make(chan error, 1)
 	go func() { served <- s.Serve() }()
-	if err := s.LoadData(); err != nil {
-		log.Warn().Msgf("%v", err)
-		return 1
+	loaded := make(chan error, 1)
+	go func() { loaded <- s.LoadData() }()
+	select {
+	case err := <-loaded:
+		if err != nil {
+			if cfg.AppendOnly {
+				// The aof package has already logged Redis's lines for
+				// every failure it returns; a second, Go-worded copy
+				// would make the log differ from Redis's (tests count
+				// the lines). The detail stays available at verbose.
+				log.Debug().Msgf("AOF loading failed: %v", err)
+			} else {
+				log.Warn().Msgf("%v", err)
+			}
+			return 1
+		}
+	case <-sigs:
+		// Redis's whileBlockedCron: shut down without saving, without
+		// waiting for the load to finish (the loader is abandoned with
+		// the process).
+		server.LogFromHandler(logOut, cfg.LogFormat, "Received shutdown signal during loading, scheduling shutdown.")
+		log.Warn().Msg("User requested shutdown...")
+		log.Warn().Msg("Redis is now ready to exit, bye bye...")
+		return 0
 	}
-	log.Info().Msg("Ready to accept connections tcp")
+	log.Info().Msg("Ready to accept connections")
 
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
 	select {
 	case sig := <-sigs:
 		name := "SIGTERM"
 		if sig == syscall.SIGINT {
 			name = "SIGINT"
 		}
-		log.Warn().Msgf("Received %s scheduling shutdown...", name)
+		server.LogFromHandler(logOut, cfg.LogFormat, "Received "+name+" scheduling shutdown...")
 		log.Warn().Msg("User requested shutdown...")
 	case <-s.Closing():
 	}
