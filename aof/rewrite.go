@@ -168,7 +168,6 @@ func (r *Rewrite) Install(rdbBase bool) error {
 		return fmt.Errorf("aof: rewrite could not switch to a new incr file: %w", err)
 	}
 	defer r.finish()
-	a.log.Info().Msg("Background AOF rewrite terminated with success")
 	a.manMu.Lock()
 	defer a.manMu.Unlock()
 	a.mu.Lock()
@@ -207,14 +206,28 @@ func (a *AOF) finishInstall(path string) {
 	if !a.knobsSnapshot().DisableAutoGC {
 		a.delHistoryLocked()
 	}
-	a.log.Info().Msg("Background AOF rewrite finished successfully")
 }
 
 // Abort ends a failed or killed rewrite: temp files are removed and the
-// manifest keeps base n + incr n + incr n+1, which loads correctly.
+// manifest keeps base n + incr n + incr n+1, which loads correctly. An AOF
+// still waiting for its first base also drops its temporary incr, as
+// Redis's aofDelTempIncrAofFile: what it held is in the next rewrite's
+// snapshot (the writer goes on appending to the unlinked file until that
+// rewrite creates a new one).
 func (r *Rewrite) Abort(err error) {
 	<-r.switched
 	r.cleanup()
+	a := r.a
+	a.mu.Lock()
+	waiting := a.waiting && !a.closed
+	a.mu.Unlock()
+	if waiting {
+		name := a.tempIncrName()
+		a.log.Info().Msgf("Removing the temp incr aof file %s in the background", name)
+		if err := a.fsys.Remove(a.path(name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			a.log.Warn().Msgf("Fail to remove the temp incr AOF file %s: %s", name, Strerror(err))
+		}
+	}
 	r.finish()
 }
 

@@ -97,11 +97,9 @@ func TestRewriteInstall(t *testing.T) {
 	a.Close()
 	for _, l := range []string{
 		"Creating AOF incr file appendonly.aof.2.incr.aof on background rewrite",
-		"Background AOF rewrite terminated with success",
 		"Successfully renamed the temporary AOF base file temp-rewriteaof-bg-4242.aof into appendonly.aof.2.base.aof",
 		"Removing the history file appendonly.aof.1.base.aof in the background",
 		"Removing the history file appendonly.aof.1.incr.aof in the background",
-		"Background AOF rewrite finished successfully",
 	} {
 		lb.has(t, l)
 	}

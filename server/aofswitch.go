@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/aofserver/aofserver/aof"
 )
@@ -15,16 +14,22 @@ import (
 // rewrite writes the base from a snapshot in a child process; its
 // completion names both in a new manifest. No pause grows with the dataset.
 func (s *Server) startAppendOnly() error {
-	if c := s.persist.aofChild; c != nil {
-		// A rewrite started while the AOF was off is superseded.
-		s.log.Info().Msgf("Killing running AOF rewrite child: %d", c.pidOf())
-		c.kill()
-	}
 	a, err := aof.Open(s.aofOptions())
 	if err != nil {
 		return err
 	}
 	s.installAckHook(a)
+	switch {
+	case s.rdbJob() != nil:
+		s.log.Warn().Msg("AOF was enabled but there is already another background operation. An AOF background was scheduled to start when possible.")
+	case s.execDepth > 1:
+		s.log.Warn().Msg("AOF was enabled during a transaction. An AOF background was scheduled to start when possible.")
+	case s.aofJob() != nil:
+		// A rewrite started while the AOF was off cannot become this
+		// AOF's base: it did not start a new incr file.
+		s.log.Warn().Msg("AOF was enabled but there is already an AOF rewriting in background. Stopping background AOF and starting a rewrite now.")
+		s.killJobSync(s.aofJob())
+	}
 	if err := a.StartWaiting(); err != nil {
 		return err
 	}
@@ -33,24 +38,30 @@ func (s *Server) startAppendOnly() error {
 	for _, c := range s.clients {
 		c.fedOff = 0
 	}
-	if err := s.startRewrite(); err != nil {
-		// A child is busy (BGSAVE, or the one just killed): cron retries.
+	if s.childActive() || s.execDepth > 1 {
 		s.persist.rewriteScheduled = true
+		return nil
+	}
+	if err := s.startRewrite(); err != nil {
+		s.aof = nil
+		a.Close()
+		s.log.Warn().Msg("Redis needs to enable the AOF but can't trigger a background AOF rewrite operation. Check the above logs for more info about the error.")
+		return err
 	}
 	return nil
 }
 
-// stopAppendOnly turns the AOF off (CONFIG SET appendonly no): flush,
-// fsync, close, and kill a running rewrite.
+// stopAppendOnly turns the AOF off (CONFIG SET appendonly no), as Redis:
+// flush, fsync, close, then kill a running rewrite and wait for it.
 func (s *Server) stopAppendOnly() {
-	if c := s.persist.aofChild; c != nil {
-		s.log.Info().Msgf("Killing running AOF rewrite child: %d", c.pidOf())
-		c.kill()
-	}
 	if err := s.aof.Close(); err != nil {
 		s.log.Warn().Msgf("Error closing the AOF: %v", err)
 	}
 	s.aof = nil
+	s.persist.rewriteScheduled = false
+	if j := s.aofJob(); j != nil {
+		s.killJobSync(j)
+	}
 }
 
 // startRewriteOffline is BGREWRITEAOF with appendonly no (Redis allows it):
@@ -63,53 +74,27 @@ func (s *Server) startRewriteOffline() error {
 	if err != nil {
 		return err
 	}
-	s.installAckHook(a)
 	tmp := filepath.Join(s.cfg.Dir, fmt.Sprintf("temp-rewriteaof-bg-%d.aof", os.Getpid()))
 	sn := s.startSnapshot(true)
 	s.persist.rewrites++
-	cp, err := s.spawnChild(tmp, sn.out, "Background append only file rewriting started")
-	if err != nil {
-		sn.abort(err)
-		go s.runWalker(sn)
-		s.persist.lastRewriteOK = false
-		s.persist.rewriteFailures++
-		return err
-	}
-	s.persist.aofChild = cp
-	s.persist.rewriteScheduled = false
 	rdbBase := s.cfg.AOFUseRDBPreamble
-	go s.runWalker(sn)
-	s.whenChildDone(cp, func() {
-		s.mu.Lock()
-		snErr := sn.err // written by the walker under mu
-		s.mu.Unlock()
-		var ierr error
-		if cp.err == nil && snErr == nil {
-			s.log.Info().Msg("Background AOF rewrite terminated with success")
-			ierr = a.InstallOffline(tmp, rdbBase)
-		} else {
-			ierr = childErr(cp.err, snErr)
-		}
-		if ierr != nil {
+	j := &job{kind: jobAOFOff, sn: sn}
+	j.install = func() error {
+		s.log.Info().Msg("Background AOF rewrite terminated with success")
+		return a.InstallOffline(tmp, rdbBase)
+	}
+	j.discard = func() { os.Remove(tmp) }
+	j.done = func(o jobOutcome) {
+		if o.installFailed {
 			os.Remove(tmp)
 		}
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		if ierr != nil {
-			sn.abort(errSnapshotAborted) // the walker reads its state under mu
-		}
-		s.persist.aofChild = nil
-		s.persist.lastRewriteTime = int64(time.Since(cp.start).Seconds())
-		switch {
-		case ierr == nil:
-			s.persist.lastRewriteOK = true
-			s.persist.rewriteFailures = 0
-			s.log.Info().Msg("Background AOF rewrite finished successfully")
-		case !cp.killed.Load():
-			s.log.Warn().Msgf("Background AOF rewrite terminated with error: %v", ierr)
-			s.persist.lastRewriteOK = false
-			s.persist.rewriteFailures++
-		}
-	})
+		s.rewriteDone(j, o, false)
+	}
+	if err := s.startJob(j, tmp, "Background append only file rewriting started"); err != nil {
+		s.persist.lastRewriteOK = false
+		s.log.Warn().Msgf("Can't rewrite append only file in background: fork: %s", errnoText(err))
+		return err
+	}
+	s.persist.rewriteScheduled = false
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"sync/atomic"
 	"syscall"
@@ -22,8 +23,16 @@ import (
 const ChildFlag = "--internal-snapshot-writer"
 
 // RunSnapshotWriter copies stdin into path and fsyncs it. It exits non-zero
-// on any error, and removes the file.
+// on any error, and removes the file. SIGUSR1 (the server stopping it on
+// purpose) ends it at once with childExitKilled, as Redis's child: a Go
+// program ignores SIGUSR1 unless it asks for it.
 func RunSnapshotWriter(path string) int {
+	usr1 := make(chan os.Signal, 1)
+	signal.Notify(usr1, syscall.SIGUSR1)
+	go func() {
+		<-usr1
+		os.Exit(childExitKilled)
+	}()
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "Failed opening the temp file %s for saving: %v\n", path, err)
@@ -83,9 +92,10 @@ func RunSnapshotWriter(path string) int {
 
 // childProc is a running snapshot writer.
 type childProc struct {
-	proc  atomic.Pointer[os.Process] // nil until it started
+	proc  *os.Process
 	done  chan struct{}
-	err   error // exit status, after done
+	err   error            // why the stream or the child failed, after done
+	state *os.ProcessState // how the child ended, after done (nil: never ran)
 	start time.Time
 	path  string
 	// killed: the server stopped it on purpose (SIGUSR1, as Redis): the
@@ -94,37 +104,24 @@ type childProc struct {
 }
 
 // spawnChild starts the writer for path and feeds it from q. The process
-// is started by a goroutine, not by the caller (the executor): exec of a
-// fresh process took 0.5-1.3 ms here, and every client waited that long at
-// each BGSAVE and BGREWRITEAOF (Redis's fork stalls it too, 4-6 ms here).
-// The walk needs no child: what it stages waits in q, and walkHighWater
-// holds it back. startedMsg is logged with " by pid N" once it runs; a
-// failed start ends the child with that error, like a child that died.
+// is started here, on the executor, as Redis forks: a client that has the
+// reply to BGSAVE finds the child with `pgrep -P` (Redis's tests kill it
+// so), and a kill reaches a child that exists. The exec takes 0.5-1.3 ms
+// of the executor here; Redis's fork took 4-6 ms on the same machine.
+// Feeding and reaping run on their own goroutine.
 func (s *Server) spawnChild(path string, q *snapQueue, startedMsg string) (*childProc, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
 	cp := &childProc{done: make(chan struct{}), start: time.Now(), path: path}
-	go s.runChild(cp, exe, q, startedMsg)
-	return cp, nil
-}
-
-func (s *Server) runChild(cp *childProc, exe string, q *snapQueue, startedMsg string) {
 	cmd := exec.Command(exe, ChildFlag, cp.path)
 	cmd.Stdout = nil
 	cmd.Stderr = os.Stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	fail := func(err error) {
-		s.log.Warn().Msgf("Can't start the snapshot writer: %v", err)
-		q.fail(err)
-		cp.err = err
-		close(cp.done)
-	}
 	pr, stdin, err := os.Pipe()
 	if err != nil {
-		fail(err)
-		return
+		return nil, err
 	}
 	growPipe(stdin)
 	cmd.Stdin = pr
@@ -133,16 +130,18 @@ func (s *Server) runChild(cp *childProc, exe string, q *snapQueue, startedMsg st
 	pr.Close()
 	if err != nil {
 		stdin.Close()
-		fail(err)
-		return
+		return nil, err
 	}
 	s.persist.latestForkUsec.Store(time.Since(t0).Microseconds())
 	s.persist.totalForks.Add(1)
-	cp.proc.Store(cmd.Process)
-	if cp.killed.Load() {
-		cp.signal() // killed before it ran
-	}
+	cp.proc = cmd.Process
 	s.log.Info().Msgf("%s by pid %d", startedMsg, cmd.Process.Pid)
+	go s.runChild(cp, cmd, stdin, q)
+	return cp, nil
+}
+
+// runChild feeds the started child from q and reaps it.
+func (s *Server) runChild(cp *childProc, cmd *exec.Cmd, stdin *os.File, q *snapQueue) {
 	feedDone := make(chan error, 1)
 	go func() {
 		ferr := q.feed(stdin)
@@ -168,40 +167,53 @@ func (s *Server) runChild(cp *childProc, exe string, q *snapQueue, startedMsg st
 		werr = ferr
 	}
 	cp.err = werr
+	cp.state = cmd.ProcessState
 	close(cp.done)
 }
 
-// whenChildDone runs fn once the child has exited; Shutdown waits for it.
-func (s *Server) whenChildDone(cp *childProc, fn func()) {
-	s.children.Add(1)
-	go func() {
-		defer s.children.Done()
-		<-cp.done
-		fn()
-	}()
+// exitStatus is how the child ended, as Redis's checkChildrenDone reads
+// waitpid: the signal that killed it (0 if it exited) and its exit code
+// (-1 if signalled). A writer that exits with childExitKilled was stopped
+// with SIGUSR1, and counts as killed by it, as Redis's child that exits
+// with SERVER_CHILD_NOERROR_RETVAL.
+func (cp *childProc) exitStatus() (signal, code int) {
+	st := cp.state
+	if st == nil {
+		return 0, 1
+	}
+	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		if ws.Signal() == syscall.SIGKILL && cp.killed.Load() {
+			return sigUSR1, -1 // kill's stand-in for SIGUSR1
+		}
+		return int(ws.Signal()), -1
+	}
+	code = st.ExitCode()
+	if code == childExitKilled {
+		return sigUSR1, 1
+	}
+	return 0, code
 }
 
-// kill stops the child (SIGUSR1, then SIGKILL a second later). One not
-// started yet is stopped as soon as it is.
+// sigUSR1 is the signal that stops a child on purpose.
+const sigUSR1 = int(syscall.SIGUSR1)
+
+// childExitKilled is the writer's exit code when SIGUSR1 stopped it
+// (Redis's SERVER_CHILD_NOERROR_RETVAL).
+const childExitKilled = 255
+
+// kill stops the child on purpose, as Redis's killRDBChild and
+// killAppendOnlyChild, which send SIGUSR1: the job then ends as killed by
+// SIGUSR1, which is not a failure. The signal sent is SIGKILL: a child
+// that has not yet reached RunSnapshotWriter's handler would ignore
+// SIGUSR1 (the Go runtime does, unless asked), and a synchronous kill
+// must not wait on it.
 func (cp *childProc) kill() {
 	cp.killed.Store(true)
-	cp.signal()
+	cp.proc.Kill()
 }
 
-func (cp *childProc) signal() {
-	if p := cp.proc.Load(); p != nil {
-		p.Signal(syscall.SIGUSR1)
-		time.AfterFunc(time.Second, func() { p.Kill() })
-	}
-}
-
-// pidOf is the child's pid for log lines (0 before it started).
-func (cp *childProc) pidOf() int {
-	if p := cp.proc.Load(); p != nil {
-		return p.Pid
-	}
-	return 0
-}
+// pidOf is the child's pid for log lines.
+func (cp *childProc) pidOf() int { return cp.proc.Pid }
 
 func absPath(dir, name string) string {
 	if filepath.IsAbs(name) {

@@ -29,7 +29,7 @@ const cmdNoAsyncLoading = 0
 
 func saveCommand(c *client, argv [][]byte) {
 	s := c.srv
-	if s.persist.rdbChild != nil {
+	if s.rdbJob() != nil {
 		c.err("ERR Background save already in progress")
 		return
 	}
@@ -52,7 +52,7 @@ func bgsaveCommand(c *client, argv [][]byte) {
 		}
 	}
 	switch {
-	case s.persist.rdbChild != nil:
+	case s.rdbJob() != nil:
 		c.err("ERR Background save already in progress")
 	case s.childActive() || c.flags&flagMulti != 0 || s.execDepth > 1:
 		if schedule || c.flags&flagMulti != 0 || s.execDepth > 1 {
@@ -73,22 +73,14 @@ func bgsaveCommand(c *client, argv [][]byte) {
 func bgrewriteaofCommand(c *client, argv [][]byte) {
 	s := c.srv
 	switch {
-	case s.persist.aofChild != nil:
+	case s.aofJob() != nil:
 		c.err("ERR Background append only file rewriting already in progress")
 	case s.childActive() || c.flags&flagMulti != 0 || s.execDepth > 1:
 		s.persist.rewriteScheduled = true
 		s.persist.rewriteFailures = 0
 		c.status("Background append only file rewriting scheduled")
-	case s.aof == nil:
-		if err := s.startRewriteOffline(); err != nil {
-			s.log.Warn().Msgf("Can't rewrite append only file in background: %v", err)
-			c.err("ERR Can't execute an AOF background rewriting. Please check the server logs for more information.")
-			return
-		}
-		c.status("Background append only file rewriting started")
 	default:
-		if err := s.startRewrite(); err != nil {
-			s.log.Warn().Msgf("Can't rewrite append only file in background: %v", err)
+		if err := s.rewriteBackground(); err != nil {
 			c.err("ERR Can't execute an AOF background rewriting. Please check the server logs for more information.")
 			return
 		}

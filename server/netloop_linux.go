@@ -548,7 +548,7 @@ func (l *netLoop) walkStep() {
 		return
 	}
 	var done bool
-	done, l.walkSpare = l.s.walkOnce(sn, l.walkSpare, walkLoopBudget)
+	done, l.walkSpare, _ = l.s.walkOnce(sn, l.walkSpare, walkLoopBudget)
 	if done {
 		l.walking, l.walkSpare = nil, snapBatch{}
 	}

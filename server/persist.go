@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"time"
 	"unsafe"
 
@@ -24,22 +23,20 @@ type persistState struct {
 	lastSave        time.Time
 	lastBgsaveOK    bool
 	lastBgsaveTime  int64 // seconds, -1 none
-	rdbChild        *childProc
+	job             *job  // the running background job (one slot, as Redis's child)
 	rdbSaves        int64
 	bgsaveScheduled bool
-	totalForks      atomic.Int64 // set by runChild
+	totalForks      atomic.Int64 // set by spawnChild
 	latestForkUsec  atomic.Int64
 	dirtyAtSave     int64
 	lastSaveTry     time.Time
 
-	aofChild            *childProc
-	aofRewrite          *aof.Rewrite
 	rewriteScheduled    bool
 	rewrites            int64
 	rewriteFailures     int64
 	lastRewriteOK       bool
 	lastRewriteTime     int64
-	nextRewriteAllowed  time.Time
+	rewriteLimit        rewriteLimit
 	loadKeysLoaded      int64
 	loadKeysExpired     int64
 	loadStart           time.Time
@@ -67,12 +64,6 @@ func (p *persistState) init() {
 func (p *persistState) saveParamsSet(cfg *config.Config) bool { return len(cfg.Save) > 0 }
 
 func (s *Server) runID() string { return s.persist.runID }
-
-// childActive reports a running save or rewrite (or a snapshot walk that is
-// still restoring its marks after a failed child).
-func (s *Server) childActive() bool {
-	return s.persist.rdbChild != nil || s.persist.aofChild != nil || s.snap != nil
-}
 
 func (s *Server) dumpPath() string { return absPath(s.cfg.Dir, s.cfg.DBFilename) }
 
@@ -402,72 +393,75 @@ func (s *Server) rdbSaveSync() error {
 	return nil
 }
 
-// bgsave starts a background save (under mu).
+// bgsave starts a background save (under mu), as Redis's
+// rdbSaveBackground: the child writes a temp file that becomes dump.rdb
+// once it exited cleanly.
 func (s *Server) bgsave() error {
 	if s.childActive() {
 		return errors.New("child active")
 	}
-	tmpPath := ""
 	sn := s.startSnapshot(false)
 	s.persist.rdbSaves++
-	q := sn.out
-	// The child writes temp-<childpid>.rdb; we learn the pid after spawn,
-	// so name the temp file after our own pid and a counter.
-	tmpPath = absPath(s.cfg.Dir, fmt.Sprintf("temp-bg-%d-%d.rdb", os.Getpid(), time.Now().UnixNano()))
-	cp, err := s.spawnChild(tmpPath, q, "Background saving started")
-	if err != nil {
-		sn.abort(err)
-		go s.runWalker(sn)
+	// The child writes the temp file; we learn its pid only once it runs,
+	// so the name comes from our own pid and a counter.
+	tmpPath := absPath(s.cfg.Dir, fmt.Sprintf("temp-bg-%d-%d.rdb", os.Getpid(), time.Now().UnixNano()))
+	dirtyAtStart := s.dirty
+	j := &job{kind: jobRDB, sn: sn}
+	j.install = func() error {
+		if err := fsx.OS().Rename(tmpPath, s.dumpPath()); err != nil {
+			return err
+		}
+		return fsx.OS().SyncDir(filepath.Dir(s.dumpPath()))
+	}
+	j.discard = func() { os.Remove(tmpPath) }
+	j.done = func(o jobOutcome) {
+		p := &s.persist
+		p.lastBgsaveTime = int64(time.Since(j.cp.start).Seconds())
+		// backgroundSaveDoneHandlerDisk's three cases, word for word.
+		switch {
+		case o.ok():
+			s.log.Info().Msg("Background saving terminated with success")
+			s.dirty -= dirtyAtStart
+			if s.dirty < 0 {
+				s.dirty = 0
+			}
+			p.lastSave = time.Now()
+			p.lastBgsaveOK = true
+		case o.signal != 0:
+			s.log.Warn().Msgf("Background saving terminated by signal %d", o.signal)
+			if !o.killedOnPurpose() {
+				p.lastBgsaveOK = false
+			}
+		default:
+			if o.installFailed {
+				s.log.Warn().Msgf("Error moving temp DB file on the final destination: %v", o.err)
+			}
+			s.log.Warn().Msg("Background saving error")
+			p.lastBgsaveOK = false
+		}
+	}
+	if err := s.startJob(j, tmpPath, "Background saving started"); err != nil {
 		s.persist.lastBgsaveOK = false
-		s.log.Warn().Msgf("Can't save in background: fork: %v", err)
+		s.log.Warn().Msgf("Can't save in background: fork: %s", errnoText(err))
 		return err
 	}
-	s.persist.rdbChild = cp
-	dirtyAtStart := s.dirty
-	go s.runWalker(sn)
-	s.whenChildDone(cp, func() {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		s.persist.rdbChild = nil
-		s.persist.lastBgsaveTime = int64(time.Since(cp.start).Seconds())
-		if cp.err == nil && sn.err == nil {
-			if err := os.Rename(tmpPath, s.dumpPath()); err == nil {
-				fsx.OS().SyncDir(filepath.Dir(s.dumpPath()))
-				s.log.Info().Msg("Background saving terminated with success")
-				s.dirty -= dirtyAtStart
-				if s.dirty < 0 {
-					s.dirty = 0
-				}
-				s.persist.lastSave = time.Now()
-				s.persist.lastBgsaveOK = true
-				return
-			} else {
-				cp.err = err
-			}
-		}
-		os.Remove(tmpPath)
-		sn.abort(errSnapshotAborted)
-		if cp.killed.Load() {
-			// Killed on purpose (FLUSHALL, SHUTDOWN): not an error.
-			s.log.Warn().Msgf("Background saving terminated by signal %d", int(syscall.SIGUSR1))
-			return
-		}
-		s.log.Warn().Msgf("Background saving error: %v", childErr(cp.err, sn.err))
-		s.persist.lastBgsaveOK = false
-	})
 	return nil
-}
-
-func childErr(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
 }
 
 // -------------------------------------------------------------- rewriting
 
-// startRewrite begins BGREWRITEAOF (under mu).
+// rewriteBackground starts BGREWRITEAOF as Redis's
+// rewriteAppendOnlyFileBackground: with the AOF on (or being turned on) a
+// new incr file starts at this instant; with it off the base becomes the
+// manifest's only file.
+func (s *Server) rewriteBackground() error {
+	if s.aof == nil {
+		return s.startRewriteOffline()
+	}
+	return s.startRewrite()
+}
+
+// startRewrite begins BGREWRITEAOF with the AOF on (under mu).
 func (s *Server) startRewrite() error {
 	if s.childActive() {
 		return errors.New("child active")
@@ -480,83 +474,114 @@ func (s *Server) startRewrite() error {
 	// everything after goes to the new incr.
 	rw, err := s.aof.StartRewrite(os.Getpid())
 	if err != nil {
+		s.log.Warn().Msgf("Can't rewrite append only file in background: %v", err)
 		s.persist.lastRewriteOK = false
 		return err
 	}
 	sn := s.startSnapshot(true)
 	s.persist.rewrites++
-	cp, err := s.spawnChild(rw.TempBasePath(), sn.out, "Background append only file rewriting started")
-	if err != nil {
-		sn.abort(err)
-		go s.runWalker(sn)
+	a := s.aof
+	j := &job{kind: jobAOF, sn: sn}
+	j.install = func() error {
+		s.log.Info().Msg("Background AOF rewrite terminated with success")
+		return rw.Install(s.cfg.AOFUseRDBPreamble)
+	}
+	j.discard = func() { rw.Abort(errSnapshotAborted) }
+	j.done = func(o jobOutcome) {
+		if s.aof == a {
+			a.SetChildActive(false)
+		}
+		waiting := s.aof == a && a.Waiting()
+		s.rewriteDone(j, o, waiting)
+	}
+	if err := s.startJob(j, rw.TempBasePath(), "Background append only file rewriting started"); err != nil {
 		rw.Abort(err)
 		s.persist.lastRewriteOK = false
-		s.persist.rewriteFailures++
+		s.log.Warn().Msgf("Can't rewrite append only file in background: fork: %s", errnoText(err))
 		return err
 	}
-	s.persist.aofChild = cp
-	s.persist.aofRewrite = rw
 	s.persist.rewriteScheduled = false
-	s.aof.SetChildActive(true)
-	go s.runWalker(sn)
-	s.whenChildDone(cp, func() {
-		s.mu.Lock()
-		snErr := sn.err // written by the walker under mu
-		s.mu.Unlock()
-		var ierr error
-		if cp.err == nil && snErr == nil {
-			s.log.Info().Msg("Background AOF rewrite terminated with success")
-			ierr = rw.Install(s.cfg.AOFUseRDBPreamble)
-		} else {
-			ierr = childErr(cp.err, snErr)
-			s.log.Warn().Msgf("Background AOF rewrite terminated with error: %v", ierr)
-			rw.Abort(ierr)
-		}
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		if ierr != nil {
-			sn.abort(errSnapshotAborted) // the walker reads its state under mu
-		}
-		s.persist.aofChild = nil
-		s.persist.aofRewrite = nil
-		if s.aof != nil {
-			s.aof.SetChildActive(false)
-		}
-		s.persist.lastRewriteTime = int64(time.Since(cp.start).Seconds())
-		if ierr == nil {
-			s.persist.lastRewriteOK = true
-			s.persist.rewriteFailures = 0
-			s.log.Info().Msg("Background AOF rewrite finished successfully")
-		} else if !cp.killed.Load() {
-			s.persist.lastRewriteOK = false
-			s.persist.rewriteFailures++
-		}
-		if ierr != nil && s.aof != nil && s.aof.Waiting() {
-			// The AOF being turned on has no base yet: retry (Redis's
-			// AOF_WAIT_REWRITE does the same).
-			s.persist.rewriteScheduled = true
-		}
-	})
+	a.SetChildActive(true)
 	return nil
 }
 
-// persistCron: save points, scheduled BGSAVE/BGREWRITEAOF, automatic
-// rewrite (Redis serverCron).
+// rewriteDone records a rewrite's outcome, as Redis's
+// backgroundRewriteDoneHandler (under mu). waiting: the AOF being turned on
+// still has no base, so another rewrite is scheduled.
+func (s *Server) rewriteDone(j *job, o jobOutcome, waiting bool) {
+	p := &s.persist
+	p.lastRewriteTime = int64(time.Since(j.cp.start).Seconds())
+	switch {
+	case o.ok():
+		p.lastRewriteOK = true
+		p.rewriteFailures = 0
+		s.log.Info().Msg("Background AOF rewrite finished successfully")
+	case o.installFailed:
+		// The install logged what failed (the rename or the manifest).
+		p.lastRewriteOK = false
+		p.rewriteFailures++
+	case o.signal != 0:
+		if !o.killedOnPurpose() {
+			p.lastRewriteOK = false
+			p.rewriteFailures++
+		}
+		s.log.Warn().Msgf("Background AOF rewrite terminated by signal %d", o.signal)
+	default:
+		p.lastRewriteOK = false
+		p.rewriteFailures++
+		s.log.Warn().Msg("Background AOF rewrite terminated with error")
+	}
+	if !o.ok() && waiting {
+		// The AOF being turned on has no base yet (Redis's
+		// AOF_WAIT_REWRITE): try again.
+		p.rewriteScheduled = true
+	}
+}
+
+// rewriteLimit is Redis's aofRewriteLimited: after 3 consecutive failed
+// rewrites, automatic and scheduled ones wait 1, 2, 4 ... 60 minutes
+// between tries; BGREWRITEAOF itself is never held back.
+type rewriteLimit struct {
+	delayMinutes int
+	next         time.Time
+}
+
+// limited reports whether a rewrite must wait now (under mu).
+func (s *Server) rewriteLimited(now time.Time) bool {
+	l := &s.persist.rewriteLimit
+	if s.persist.rewriteFailures < 3 {
+		*l = rewriteLimit{}
+		return false
+	}
+	if !l.next.IsZero() {
+		if now.Before(l.next) {
+			return true
+		}
+		l.next = time.Time{}
+		return false
+	}
+	if l.delayMinutes == 0 {
+		l.delayMinutes = 1
+	} else {
+		l.delayMinutes = min(l.delayMinutes*2, 60)
+	}
+	l.next = now.Add(time.Duration(l.delayMinutes) * time.Minute)
+	s.log.Warn().Msgf("Background AOF rewrite has repeatedly failed and triggered the limit, will retry in %d minutes", l.delayMinutes)
+	return true
+}
+
+// persistCron: scheduled BGREWRITEAOF/BGSAVE, save points and the
+// automatic rewrite, in the order of Redis's serverCron.
 func (s *Server) persistCron() {
 	p := &s.persist
 	if s.childActive() {
 		return
 	}
-	if p.rewriteScheduled && time.Now().After(p.nextRewriteAllowed) {
-		s.startRewrite()
-		return
-	}
-	if p.bgsaveScheduled {
-		p.bgsaveScheduled = false
-		s.bgsave()
-		return
-	}
 	now := time.Now()
+	if p.rewriteScheduled && !s.rewriteLimited(now) {
+		s.rewriteBackground()
+		return
+	}
 	for _, sp := range s.cfg.Save {
 		if s.dirty >= sp.Changes && now.Sub(p.lastSave) > time.Duration(sp.Seconds)*time.Second &&
 			(p.lastBgsaveOK || now.Sub(p.lastSaveTry) > 5*time.Second) {
@@ -566,7 +591,7 @@ func (s *Server) persistCron() {
 			return
 		}
 	}
-	if s.aof != nil && s.cfg.AutoAOFRewritePercentage > 0 {
+	if s.aof != nil && !s.aof.Waiting() && s.cfg.AutoAOFRewritePercentage > 0 {
 		st := s.aof.Stats()
 		base := st.BaseSize
 		if base < 1 {
@@ -574,27 +599,18 @@ func (s *Server) persistCron() {
 		}
 		if st.CurrentSize > s.cfg.AutoAOFRewriteMinSize {
 			growth := st.CurrentSize*100/base - 100
-			if growth >= int64(s.cfg.AutoAOFRewritePercentage) && now.After(p.nextRewriteAllowed) {
+			if growth >= int64(s.cfg.AutoAOFRewritePercentage) && !s.rewriteLimited(now) {
 				s.log.Info().Msgf("Starting automatic rewriting of AOF on %d%% growth", growth)
-				if s.startRewrite() != nil || p.rewriteFailures >= 3 {
-					s.backoffRewrite()
-				}
+				s.startRewrite()
+				return
 			}
 		}
 	}
-}
-
-func (s *Server) backoffRewrite() {
-	p := &s.persist
-	if p.rewriteFailures < 3 {
-		return
+	if p.bgsaveScheduled {
+		// Redis runs a scheduled BGSAVE last, when nothing else started.
+		p.bgsaveScheduled = false
+		s.bgsave()
 	}
-	mins := int64(1) << min(p.rewriteFailures-3, 6)
-	if mins > 60 {
-		mins = 60
-	}
-	p.nextRewriteAllowed = time.Now().Add(time.Duration(mins) * time.Minute)
-	s.log.Warn().Msgf("Background AOF rewrite has repeatedly failed and triggered the limit, will retry in %d minutes", mins)
 }
 
 func (s *Server) aofBufferLength() int64 {
@@ -639,29 +655,21 @@ func (s *Server) infoPersistence(f func(k string, v any)) {
 	f("current_save_keys_processed", processed)
 	f("current_save_keys_total", total)
 	f("rdb_changes_since_last_save", s.dirty)
-	f("rdb_bgsave_in_progress", b2i(p.rdbChild != nil))
+	f("rdb_bgsave_in_progress", b2i(s.rdbJob() != nil))
 	f("rdb_last_save_time", p.lastSave.Unix())
 	f("rdb_last_bgsave_status", okErr(p.lastBgsaveOK))
 	f("rdb_last_bgsave_time_sec", p.lastBgsaveTime)
-	cur := int64(-1)
-	if p.rdbChild != nil {
-		cur = int64(time.Since(p.rdbChild.start).Seconds())
-	}
-	f("rdb_current_bgsave_time_sec", cur)
+	f("rdb_current_bgsave_time_sec", jobSeconds(s.rdbJob()))
 	f("rdb_saves", p.rdbSaves)
 	f("rdb_last_cow_size", 0)
 	f("rdb_last_load_keys_expired", p.loadKeysExpired)
 	f("rdb_last_load_keys_loaded", p.loadKeysLoaded)
 	aofOn := s.aof != nil
 	f("aof_enabled", b2i(aofOn))
-	f("aof_rewrite_in_progress", b2i(p.aofChild != nil))
+	f("aof_rewrite_in_progress", b2i(s.aofJob() != nil))
 	f("aof_rewrite_scheduled", b2i(p.rewriteScheduled))
 	f("aof_last_rewrite_time_sec", p.lastRewriteTime)
-	curRw := int64(-1)
-	if p.aofChild != nil {
-		curRw = int64(time.Since(p.aofChild.start).Seconds())
-	}
-	f("aof_current_rewrite_time_sec", curRw)
+	f("aof_current_rewrite_time_sec", jobSeconds(s.aofJob()))
 	f("aof_last_bgrewrite_status", okErr(p.lastRewriteOK))
 	f("aof_rewrites", p.rewrites)
 	f("aof_rewrites_consecutive_failures", p.rewriteFailures)
@@ -709,14 +717,13 @@ func (s *Server) infoPersistence(f func(k string, v any)) {
 // (under mu), as Redis's prepareForShutdown.
 func (s *Server) prepareShutdown(save, nosave bool) error {
 	s.shutdownPrepared = true
-	if c := s.persist.rdbChild; c != nil {
+	if j := s.rdbJob(); j != nil {
 		s.log.Warn().Msg("There is a child saving an .rdb. Killing it!")
-		c.kill()
+		j.cp.kill()
 	}
-	if c := s.persist.aofChild; c != nil {
+	if j := s.aofJob(); j != nil {
 		s.log.Warn().Msg("There is a child rewriting the AOF. Killing it!")
-		s.log.Info().Msgf("Killing running AOF rewrite child: %d", c.pidOf())
-		c.kill()
+		s.killJobSync(j)
 	}
 	if s.aof != nil {
 		if err := s.aof.Close(); err != nil {
@@ -740,15 +747,15 @@ func (s *Server) persistOnShutdown(ctx context.Context) error {
 	if s.shutdownPrepared {
 		return nil
 	}
-	if s.aof == nil && s.persist.rdbChild == nil && s.persist.aofChild == nil && len(s.cfg.Save) == 0 {
+	if s.aof == nil && s.persist.job == nil && len(s.cfg.Save) == 0 {
 		return nil
 	}
 	return s.prepareShutdown(false, false)
 }
 
 func (s *Server) flushallSave() {
-	if c := s.persist.rdbChild; c != nil {
-		c.kill()
+	if j := s.rdbJob(); j != nil {
+		j.cp.kill() // reaped as Redis's killRDBChild: "terminated by signal 10"
 	}
 	if len(s.cfg.Save) > 0 {
 		s.rdbSaveSync()

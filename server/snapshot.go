@@ -56,12 +56,15 @@ type snapshot struct {
 	detached []*detachedDB
 	walkDone bool
 	aborted  bool
-	keys     int64
-	total    int64
-	keyDelay time.Duration
-	err      error
-	val      rdb.Value // reused for string values
-	keyBuf   []byte
+	// delayKeys counts the keys written since the walker last slept
+	// rdb-key-save-delay for them (keyDelay != 0 only).
+	delayKeys int
+	keys      int64
+	total     int64
+	keyDelay  time.Duration
+	err       error
+	val       rdb.Value // reused for string values
+	keyBuf    []byte
 }
 
 type detachedDB struct {
@@ -338,6 +341,12 @@ var errSnapshotAborted = errors.New("snapshot aborted")
 // startSnapshot begins a point-in-time snapshot (under mu). aofBase selects
 // the AOF-base aux field.
 func (s *Server) startSnapshot(aofBase bool) *snapshot {
+	if old := s.snap; old != nil {
+		// A failed job's walk is still restoring its marks: finish that
+		// first (marking only, about 0.1 us a key), so that every entry
+		// carries snapParity again before it flips.
+		old.restoreMarks()
+	}
 	s.snapParity = !s.snapParity
 	sn := &snapshot{s: s, mark: s.snapParity, out: newSnapQueue(), curDB: -1}
 	if aofBase && !s.cfg.AOFUseRDBPreamble {
@@ -358,7 +367,7 @@ func (s *Server) startSnapshot(aofBase bool) *snapshot {
 		sn.expires[i] = uint64(db.expires.Len())
 		sn.total += int64(db.size())
 	}
-	sn.keyDelay = time.Duration(s.cfg.RDBKeySaveDelay) * time.Microsecond
+	sn.keyDelay = time.Duration(s.cfg.RDBKeySaveDelay) * time.Microsecond // negative: see debugDelay
 	sn.enc.Header(rdb.StandardAux(time.Now().Unix(), s.usedMemory(), aofBase))
 	s.writeFunctions(sn.enc) // the libraries of this instant, before the keys
 	s.snap = sn
@@ -462,11 +471,15 @@ func (sn *snapshot) drainDB(db *DB) {
 	}
 }
 
-// step advances the walk by at most budget keys. It returns true when the
+// step advances the walk by at most budget keys (one bucket with
+// rdb-key-save-delay, unless aborted). It returns true when the
 // whole keyspace was visited (then the encoder is closed).
 func (sn *snapshot) step(budget int) bool {
 	s := sn.s
 	n := 0
+	written := 0 // keys encoded by this step, for rdb-key-save-delay
+	defer func() { sn.delayKeys += written }()
+	slow := sn.keyDelay != 0 && !sn.aborted
 	for n < budget {
 		if len(sn.detached) > 0 {
 			d := sn.detached[0]
@@ -480,39 +493,47 @@ func (sn *snapshot) step(budget int) bool {
 							exp = t
 						}
 						sn.encode(d.id, k, *p, exp, true)
+						written++
 					}
 				}
 			})
 			if d.cursor == 0 {
 				sn.detached = sn.detached[1:]
 			}
-			continue
-		}
-		if sn.dbIdx >= len(s.dbs) {
-			sn.finish()
-			return true
-		}
-		db := s.dbs[sn.dbIdx]
-		db.keys.PrefetchScan(sn.cursor, &sn.ahead)
-		sn.cursor = db.keys.Scan(sn.cursor, func(k string, p *entry) {
-			if !sn.visited(*p) {
-				p.setSnapMark(sn.mark)
-				n++
-				if !sn.aborted {
-					sn.encode(db.id, k, *p, db.expireAt(k), true)
-				}
+		} else {
+			if sn.dbIdx >= len(s.dbs) {
+				sn.finish()
+				return true
 			}
-		})
-		if sn.cursor == 0 {
-			sn.dbIdx++
-			sn.ahead = ScanAhead{}
+			db := s.dbs[sn.dbIdx]
+			db.keys.PrefetchScan(sn.cursor, &sn.ahead)
+			sn.cursor = db.keys.Scan(sn.cursor, func(k string, p *entry) {
+				if !sn.visited(*p) {
+					p.setSnapMark(sn.mark)
+					n++
+					if !sn.aborted {
+						sn.encode(db.id, k, *p, db.expireAt(k), true)
+						written++
+					}
+				}
+			})
+			if sn.cursor == 0 {
+				sn.dbIdx++
+				sn.ahead = ScanAhead{}
+			}
 		}
-		if sn.keyDelay > 0 && n > 0 {
+		if slow && written > 0 {
 			break
 		}
 		n++ // count empty buckets too, so that a step is always bounded
 	}
 	return false
+}
+
+// restoreMarks completes an aborted walk at once (under mu).
+func (sn *snapshot) restoreMarks() {
+	for !sn.step(1 << 16) {
+	}
 }
 
 func (sn *snapshot) finish() {
@@ -568,17 +589,22 @@ func (s *Server) runWalker(sn *snapshot) {
 
 // walk is the walker goroutine: small steps, back-pressure from the
 // child's pipe, and client batches waiting for the executor go first.
+// With rdb-key-save-delay it sleeps that long per key written, as Redis's
+// child does; an aborted walk only restores marks, and does not sleep.
 func (s *Server) walk(sn *snapshot) {
 	var spare snapBatch
 	for {
 		sn.out.waitBelow(walkHighWater)
 		var done bool
-		done, spare = s.walkOnce(sn, spare, 0)
+		var delayed int
+		done, spare, delayed = s.walkOnce(sn, spare, 0)
 		if done {
 			return
 		}
-		if sn.keyDelay > 0 {
-			time.Sleep(sn.keyDelay)
+		if sn.keyDelay != 0 {
+			for range delayed {
+				debugDelay(sn.keyDelay)
+			}
 			continue
 		}
 		// A mutex lets the unlocker take it straight back: without this
@@ -592,20 +618,22 @@ func (s *Server) walk(sn *snapshot) {
 // walkOnce runs steps under the executor for up to budget (at least one
 // step; one only with rdb-key-save-delay) and queues their bytes outside
 // it. spare is a buffer to stage into; the returned one is the next spare.
-func (s *Server) walkOnce(sn *snapshot, spare snapBatch, budget time.Duration) (bool, snapBatch) {
+func (s *Server) walkOnce(sn *snapshot, spare snapBatch, budget time.Duration) (bool, snapBatch, int) {
 	s.mu.Lock()
 	t0 := monoNow()
 	done := sn.step(walkStep)
-	for !done && sn.keyDelay == 0 && monoNow()-t0 < int64(budget) && sn.stage.size() < walkHighWater/4 {
+	for !done && (sn.keyDelay == 0 || sn.aborted) && monoNow()-t0 < int64(budget) && sn.stage.size() < walkHighWater/4 {
 		done = sn.step(walkStep)
 	}
+	delayed := sn.delayKeys
+	sn.delayKeys = 0
 	chunk := sn.stage.take(spare)
 	// The longest a client can wait for the save: LATENCY shows a step
 	// that took latency-monitor-threshold or longer.
 	s.latency.maybeAdd("snapshot-step", time.Duration(monoNow()-t0), s.cfg.LatencyMonitorThreshold)
 	s.mu.Unlock()
 	if done {
-		return true, snapBatch{} // finish queued the rest
+		return true, snapBatch{}, 0 // finish queued the rest
 	}
-	return false, sn.out.put(chunk)
+	return false, sn.out.put(chunk), delayed
 }
