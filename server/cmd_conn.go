@@ -174,7 +174,8 @@ func helloCommand(c *client, argv [][]byte) {
 		}
 	}
 	if s.cfg.Requirepass != "" && !c.authed {
-		c.err("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time")
+		// Redis 7.0.15's text (7.2 added "<proto>" after HELLO).
+		c.err("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time")
 		return
 	}
 	if setName {

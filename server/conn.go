@@ -40,7 +40,7 @@ func (s *Server) serveConn(nc net.Conn) {
 	c := newClient(s, nc, id)
 	c.rd.maxBulk = maxBulk
 	c.rd.maxQueryBuf = maxQuery
-	c.rd.authed = func() bool { return c.authed || !s.passwordSet.Load() }
+	c.rd.authState = func() (bool, bool) { return s.passwordSet.Load(), c.authed }
 
 	s.mu.Lock()
 	if s.cfg.MaxClients > 0 && len(s.clients) >= s.cfg.MaxClients {
@@ -87,33 +87,37 @@ func (s *Server) connLoop(c *client) {
 			c.conn.SetReadDeadline(time.Time{})
 			deadlineSet = false
 		}
-		buf, err := c.rd.space()
-		if err != nil {
-			s.mu.Lock()
-			s.log.Warn().Msgf("Closing client that reached max query buffer length: %s", c.infoLine())
-			s.mu.Unlock()
-			return
-		}
-		var n int
-		if len(c.pendingIn) > 0 {
-			// Bytes that arrived while the client was blocked.
-			n = copy(buf, c.pendingIn)
-			c.pendingIn = c.pendingIn[n:]
-		} else {
-			n, err = c.conn.Read(buf)
-		}
-		if n > 0 {
-			c.rd.end += n
-			s.stats.netInput.Add(int64(n))
-		}
-		if err != nil {
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				s.log.Debug().Msg("Closing idle client")
+		// Parsing paused on an unauthenticated limit (reqReader.paused):
+		// the rest of the buffer is parsed now that the batch ran.
+		if !c.rd.morePaused() {
+			buf, err := c.rd.space()
+			if err != nil {
+				s.mu.Lock()
+				s.log.Warn().Msgf("Closing client that reached max query buffer length: %s", c.infoLine())
+				s.mu.Unlock()
+				return
 			}
-			return
+			var n int
+			if len(c.pendingIn) > 0 {
+				// Bytes that arrived while the client was blocked.
+				n = copy(buf, c.pendingIn)
+				c.pendingIn = c.pendingIn[n:]
+			} else {
+				n, err = c.conn.Read(buf)
+			}
+			if n > 0 {
+				c.rd.end += n
+				s.stats.netInput.Add(int64(n))
+			}
+			if err != nil {
+				var ne net.Error
+				if errors.As(err, &ne) && ne.Timeout() {
+					s.log.Debug().Msg("Closing idle client")
+				}
+				return
+			}
+			c.lastInter.Store(time.Now().UnixNano())
 		}
-		c.lastInter.Store(time.Now().UnixNano())
 		perr := c.rd.parse()
 		if c.rd.ncmds() > 0 {
 			if !s.runBatch(c) {
@@ -213,6 +217,13 @@ func (s *Server) runBatchFrom(c *client, i int, lastA *aof.AOF, blocked bool) bo
 // panic in a command is contained: it is logged, the client gets an error
 // and is closed, and the executor is released.
 func (s *Server) execChunk(c *client, i, n int) (next int, a *aof.AOF, ok bool) {
+	// The network loop cannot parse the rest of a read the reader paused
+	// on (an unauthenticated limit after AUTH, HELLO or RESET): such a
+	// rare client continues on a goroutine of its own (connLoop does).
+	if c.lc != nil && c.rd.morePaused() {
+		c.yield = true
+		return i, nil, true
+	}
 	// Busy-script gate (script_busy.go): while a script of this server runs
 	// past busy-reply-threshold, answer BUSY & co. without waiting for the
 	// executor. Normal path: one atomic load.

@@ -16,6 +16,11 @@ const (
 	protoInlineMaxSize = 64 * 1024 // PROTO_INLINE_MAX_SIZE
 	protoIOBufLen      = 16 * 1024 // PROTO_IOBUF_LEN
 	protoMbulkBigArg   = 32 * 1024 // PROTO_MBULK_BIG_ARG
+
+	// Redis 7.0.15's (Debian's build) limits for a client that must still
+	// authenticate: at most 10 arguments of at most 16384 bytes each.
+	unauthMaxMultibulk = 10
+	unauthMaxBulk      = 16384
 )
 
 // protocolError is replied as "-ERR Protocol error: <msg>" and the
@@ -41,7 +46,19 @@ type reqReader struct {
 
 	maxBulk     int64 // proto-max-bulk-len
 	maxQueryBuf int64 // client-query-buffer-limit
-	authed      func() bool
+	// authState reports whether a password is set and whether the client
+	// has authenticated; nil means no password.
+	authState func() (required, authed bool)
+
+	// Redis checks the unauthenticated limits as it parses each command,
+	// after the ones before it ran. We parse a whole read ahead, so once a
+	// command that may change the client's authentication (AUTH, HELLO,
+	// RESET) is parsed in the batch, authMayChange is set; a header that
+	// then crosses a limit pauses parsing there (paused) instead of
+	// failing. The caller runs the batch and calls parse again before
+	// reading more, and the header is checked against the new state.
+	authMayChange bool
+	paused        bool
 
 	// args of the commands parsed in the current batch, flattened.
 	args   [][]byte
@@ -105,11 +122,16 @@ func (r *reqReader) argsOf(i int) [][]byte {
 // more of it to send.
 func (r *reqReader) partial() bool { return r.pos < r.end || r.mbl > 0 || r.bulkLen >= 0 }
 
+// morePaused reports whether parsing paused on an unauthenticated limit:
+// the caller must run the batch, then parse again before reading.
+func (r *reqReader) morePaused() bool { return r.paused }
+
 // reset drops the parsed batch and compacts the buffer. Arguments returned
 // before are invalid afterwards.
 func (r *reqReader) reset() {
 	r.args = r.args[:0]
 	r.cmdIdx = r.cmdIdx[:0]
+	r.authMayChange = false
 	start := r.pos
 	if r.mbl > 0 || r.bulkLen >= 0 {
 		start = r.cmdStart
@@ -131,7 +153,8 @@ func (r *reqReader) reset() {
 
 // parse cuts as many complete commands as possible out of the buffer.
 func (r *reqReader) parse() error {
-	for r.pos < r.end {
+	r.paused = false
+	for r.pos < r.end && !r.paused {
 		if r.mbl == 0 && r.bulkLen < 0 {
 			if r.buf[r.pos] == '*' {
 				ok, err := r.parseMultibulkHeader()
@@ -157,7 +180,38 @@ func (r *reqReader) parse() error {
 	return nil
 }
 
-func (r *reqReader) isAuthed() bool { return r.authed == nil || r.authed() }
+// unauthLimit decides on a header over an unauthenticated limit: pause
+// (the client's authentication may change before this command runs), fail,
+// or go on (authenticated).
+func (r *reqReader) unauthLimit(msg string) (pause bool, err error) {
+	if r.authState == nil {
+		return false, nil
+	}
+	if r.authMayChange {
+		r.paused = true
+		return true, nil
+	}
+	if required, authed := r.authState(); required && !authed {
+		return false, &protocolError{msg}
+	}
+	return false, nil
+}
+
+// noteAuthCommand sets authMayChange after a command that may change the
+// client's authentication, once a password is set: AUTH and HELLO (they
+// may authenticate it) and RESET (it drops the authentication).
+func (r *reqReader) noteAuthCommand(name []byte) {
+	if r.authMayChange || r.authState == nil || len(name) < 4 || len(name) > 5 {
+		return
+	}
+	if !bytes.EqualFold(name, []byte("auth")) && !bytes.EqualFold(name, []byte("hello")) &&
+		!bytes.EqualFold(name, []byte("reset")) {
+		return
+	}
+	if required, _ := r.authState(); required {
+		r.authMayChange = true
+	}
+}
 
 func (r *reqReader) parseMultibulkHeader() (bool, error) {
 	data := r.buf[r.pos:r.end]
@@ -175,8 +229,10 @@ func (r *reqReader) parseMultibulkHeader() (bool, error) {
 	if !ok || n > 1<<31-1 {
 		return false, &protocolError{"invalid multibulk length"}
 	}
-	if n > 1024*1024 && !r.isAuthed() {
-		return false, &protocolError{"unauthenticated multibulk length"}
+	if n > unauthMaxMultibulk {
+		if pause, err := r.unauthLimit("unauthenticated multibulk length"); pause || err != nil {
+			return false, err
+		}
 	}
 	r.cmdStart = r.pos
 	r.pos += nl + 2
@@ -210,8 +266,10 @@ func (r *reqReader) parseBulks() (bool, error) {
 			if !ok || n < 0 || (r.maxBulk > 0 && n > r.maxBulk) {
 				return false, &protocolError{"invalid bulk length"}
 			}
-			if n > 16384 && !r.isAuthed() {
-				return false, &protocolError{"unauthenticated bulk length"}
+			if n > unauthMaxBulk {
+				if pause, err := r.unauthLimit("unauthenticated bulk length"); pause || err != nil {
+					return false, err
+				}
 			}
 			r.pos += nl + 2
 			r.bulkLen = int(n)
@@ -229,6 +287,7 @@ func (r *reqReader) parseBulks() (bool, error) {
 	for i := 0; i < len(r.marks); i += 2 {
 		r.args = append(r.args, base[r.marks[i]:r.marks[i+1]:r.marks[i+1]])
 	}
+	r.noteAuthCommand(base[r.marks[0]:r.marks[1]])
 	return true, nil
 }
 
@@ -255,6 +314,7 @@ func (r *reqReader) parseInline() (bool, error) {
 	}
 	r.cmdIdx = append(r.cmdIdx, len(r.args))
 	r.args = append(r.args, argv...)
+	r.noteAuthCommand(argv[0])
 	return true, nil
 }
 

@@ -1,0 +1,140 @@
+package server
+
+import (
+	"io"
+	"net"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// alExchange writes input in one go on a fresh connection and reads until
+// the server closes it (every case ends with QUIT or a protocol error).
+// The deadline only bounds a failure.
+func alExchange(t *testing.T, addr string, input []byte) string {
+	t.Helper()
+	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	go c.Write(input) // the server may close before reading it all
+	out, err := io.ReadAll(c)
+	if err != nil {
+		t.Fatalf("%.60q: %v after %q", input, err, out)
+	}
+	return string(out)
+}
+
+func alCmd(args ...string) string { return string(appendMultibulk(nil, args...)) }
+
+// Redis 7.0.15 limits a client that must still authenticate to 10
+// arguments of 16384 bytes, checking each command as it comes to it: a
+// command pipelined after AUTH, HELLO AUTH or RESET is judged by the state
+// they leave. Same bytes and same close as the real server, with the
+// network loop and with a goroutine per connection.
+func TestUnauthLimitsSameAsRedis(t *testing.T) {
+	big := strings.Repeat("x", 20000)
+	args11 := []string{"MSET"}
+	for i := 0; i < 5; i++ {
+		args11 = append(args11, "k", "v")
+	}
+	quit := alCmd("QUIT")
+	// A case the server ends with a protocol error stops at the header it
+	// refuses: bytes left unread would make the close a reset.
+	bigHeader := "*2\r\n$4\r\nECHO\r\n$20000\r\n"
+	tenArgs := "*10\r\n$4\r\nPING\r\n" + strings.Repeat("$1\r\nx\r\n", 9)
+	cases := []struct{ name, in string }{
+		{"mbulk 11", "*11\r\n"},
+		{"mbulk 10", tenArgs + quit},
+		{"mbulk 11 after a command", alCmd("PING") + "*11\r\n"},
+		{"bulk 16385", "*2\r\n$4\r\nECHO\r\n$16385\r\n"},
+		{"bulk 16384", "*2\r\n$4\r\nECHO\r\n$16384\r\n" + strings.Repeat("y", 16384) + "\r\n" + quit},
+		{"mbulk 11 after AUTH", alCmd("AUTH", "s3cret") + alCmd(args11...) + alCmd("GET", "k") + quit},
+		{"inline AUTH then mbulk 11", "AUTH s3cret\r\n" + alCmd(args11...) + quit},
+		{"bulk after AUTH", alCmd("AUTH", "s3cret") + alCmd("ECHO", big) + quit},
+		{"bulk after wrong AUTH", alCmd("AUTH", "nope") + bigHeader},
+		{"mbulk 11 after wrong AUTH", alCmd("AUTH", "nope") + "*11\r\n"},
+		{"bulk after HELLO AUTH", alCmd("HELLO", "2", "AUTH", "default", "s3cret") + alCmd("ECHO", big) + quit},
+		{"bulk after wrong HELLO AUTH", alCmd("HELLO", "3", "AUTH", "default", "nope") + bigHeader},
+		{"mbulk 11 after RESET", alCmd("AUTH", "s3cret") + alCmd("RESET") + "*11\r\n"},
+		{"AUTH twice then bulk", alCmd("AUTH", "s3cret") + alCmd("AUTH", "nope") + alCmd("ECHO", big) + quit},
+		{"HELLO without AUTH", alCmd("HELLO") + alCmd("HELLO", "3") + alCmd("HELLO", "3", "SETNAME", "x") + quit},
+	}
+	// HELLO's map carries the client id, which differs between servers.
+	id := regexp.MustCompile(`\$2\r\nid\r\n:\d+\r\n`)
+	run := func(t *testing.T) {
+		srv := biBoth(t, "--requirepass", "s3cret")
+		for _, c := range cases {
+			want := id.ReplaceAllString(alExchange(t, srv.redis, []byte(c.in)), "id:N")
+			got := id.ReplaceAllString(alExchange(t, srv.ours, []byte(c.in)), "id:N")
+			if got != want {
+				t.Errorf("%s:\nours  %.300q\nredis %.300q", c.name, got, want)
+			}
+		}
+	}
+	t.Run("netloop", run)
+	t.Run("goroutines", func(t *testing.T) {
+		t.Setenv("AOFSERVER_NETLOOP", "0")
+		run(t)
+	})
+}
+
+// The reader pauses, not fails, at a header over an unauthenticated limit
+// once a command that may change the authentication was parsed in the
+// batch; parsing again after the batch ran judges it by the new state.
+func TestReaderUnauthPause(t *testing.T) {
+	authed := false
+	r := newReqReader()
+	r.authState = func() (bool, bool) { return true, authed }
+	in := []byte(alCmd("PING") + alCmd("auth", "pw") + "*11\r\n")
+	got, err := feedReader(r, in, whole)
+	if err != nil || !r.morePaused() || !reflect.DeepEqual(got, [][]string{{"PING"}, {"auth", "pw"}}) {
+		t.Fatalf("got %q err %v paused %v", got, err, r.morePaused())
+	}
+	r.reset()
+	// Still not authenticated (AUTH failed): now it is an error.
+	if err := r.parse(); protoMsg(err) != "unauthenticated multibulk length" || r.morePaused() {
+		t.Fatalf("err %v paused %v", err, r.morePaused())
+	}
+
+	// A bulk header, mid-command: the pause keeps the command's start.
+	authed = false
+	r = newReqReader()
+	r.authState = func() (bool, bool) { return true, authed }
+	in = []byte(alCmd("HELLO", "3", "AUTH", "default", "pw") + "*2\r\n$4\r\nECHO\r\n$16385\r\n")
+	buf, _ := r.space()
+	r.end += copy(buf, in)
+	if err := r.parse(); err != nil || !r.morePaused() || r.ncmds() != 1 {
+		t.Fatalf("HELLO: err %v paused %v cmds %d", err, r.morePaused(), r.ncmds())
+	}
+	authed = true // HELLO AUTH succeeded
+	r.reset()
+	if err := r.parse(); err != nil || r.morePaused() || r.ncmds() != 0 {
+		t.Fatalf("after HELLO: err %v paused %v cmds %d", err, r.morePaused(), r.ncmds())
+	}
+	value := strings.Repeat("z", 16385)
+	got, err = feedReader(r, []byte(value+"\r\n"), whole)
+	if err != nil || !reflect.DeepEqual(got, [][]string{{"ECHO", value}}) {
+		t.Fatalf("after HELLO: got %d commands, err %v", len(got), err)
+	}
+
+	// No password: nothing is limited and nothing pauses.
+	r = newReqReader()
+	r.authState = func() (bool, bool) { return false, false }
+	got, err = feedReader(r, []byte(alCmd("AUTH", "x")+alCmd(args12()...)), whole)
+	if err != nil || r.morePaused() || len(got) != 2 {
+		t.Fatalf("no password: got %d err %v paused %v", len(got), err, r.morePaused())
+	}
+}
+
+func args12() []string {
+	a := []string{"MSET"}
+	for i := 0; i < 11; i++ {
+		a = append(a, "k")
+	}
+	return a
+}
