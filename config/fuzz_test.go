@@ -52,23 +52,6 @@ func FuzzParseRedisConf(f *testing.F) {
 	})
 }
 
-// FuzzStringMatch: the glob matcher never panics and "*" matches any
-// non-empty string (like Redis's, it does not match "").
-func FuzzStringMatch(f *testing.F) {
-	f.Add("a*b?[c-d]\\e[^x]", "axxbycdex")
-	f.Add("[", "a")
-	f.Add("AX0", "")
-	f.Fuzz(func(t *testing.T, p, s string) {
-		if len(p) > 64 || len(s) > 64 {
-			return
-		}
-		stringMatch(p, s)
-		if s != "" && !stringMatch("*", s) {
-			t.Fatalf("* did not match %q", s)
-		}
-	})
-}
-
 // FuzzParseYAML: arbitrary YAML yields a value or an error, never a panic.
 func FuzzParseYAML(f *testing.F) {
 	f.Add("port: 1\nsave: [[1, 2]]\nbind: [a, b]\n")

@@ -3,6 +3,8 @@ package config
 import (
 	"slices"
 	"strings"
+
+	"github.com/aofserver/aofserver/rstring"
 )
 
 // Get implements CONFIG GET: for each pattern, every directive whose name
@@ -36,10 +38,10 @@ func (c *Config) Get(patterns ...string) [][2]string {
 			if d.has(fHidden) {
 				continue
 			}
-			if stringMatch(p, d.name) {
+			if rstring.Match(p, d.name, true) {
 				add(d.name, d)
 			}
-			if d.alias != "" && stringMatch(p, d.alias) {
+			if d.alias != "" && rstring.Match(p, d.alias, true) {
 				add(d.alias, d)
 			}
 		}

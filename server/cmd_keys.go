@@ -4,6 +4,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/aofserver/aofserver/rstring"
 )
 
 func init() {
@@ -143,7 +145,7 @@ func keysCommand(c *client, argv [][]byte) {
 	now := s.nowMs()
 	var keys []string
 	c.db.keys.Range(func(k string, _ *entry) bool {
-		if all || globMatch(pat, []byte(k), false) {
+		if all || rstring.Match(pat, k, false) {
 			if t := c.db.expireAt(k); t >= 0 && t <= now {
 				return true
 			}
@@ -230,7 +232,7 @@ func scanCommand(c *client, argv [][]byte) {
 	}
 	out := keys[:0]
 	for _, k := range keys {
-		if pat != nil && !globMatch(pat, []byte(k), false) {
+		if pat != nil && !rstring.Match(pat, k, false) {
 			continue
 		}
 		kb := []byte(k)

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/aofserver/aofserver/rstring"
 )
 
 func init() {
@@ -332,7 +334,7 @@ func commandListCommand(c *client, argv [][]byte) {
 		val := argv[4]
 		switch {
 		case eqFold(argv[3], "pattern"):
-			filter = func(cmd *command) bool { return globMatch(val, []byte(cmd.fullName()), true) }
+			filter = func(cmd *command) bool { return rstring.Match(val, cmd.fullName(), true) }
 		case eqFold(argv[3], "aclcat"):
 			filter = func(cmd *command) bool {
 				for _, a := range cmd.acl {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/aofserver/aofserver/rdb"
+	"github.com/aofserver/aofserver/rstring"
 )
 
 // FUNCTION and FCALL (Redis 7.0 functions.c). FUNCTION LOAD / DELETE /
@@ -197,7 +198,7 @@ func functionListCommand(c *client, argv [][]byte) {
 	}
 	var libs []*funcLib
 	for _, l := range c.srv.functions().sortedLibs() {
-		if pattern == nil || globMatch(pattern, []byte(l.name), true) {
+		if pattern == nil || rstring.Match(pattern, l.name, true) {
 			libs = append(libs, l)
 		}
 	}

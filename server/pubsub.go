@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/aofserver/aofserver/rstring"
 	"github.com/tidwall/redcon"
 )
 
@@ -201,7 +202,7 @@ func (s *Server) publish(channel, msg []byte) int {
 		}
 	}
 	for pat, m := range s.pubsub.patterns {
-		if !globMatch([]byte(pat), channel, false) {
+		if !rstring.Match(pat, channel, false) {
 			continue
 		}
 		var b [4][]byte
@@ -232,7 +233,7 @@ func pubsubChannelsCommand(c *client, argv [][]byte) {
 	}
 	var out []string
 	for n := range s.pubsub.channels {
-		if len(argv) == 3 && !globMatch(argv[2], []byte(n), false) {
+		if len(argv) == 3 && !rstring.Match(argv[2], n, false) {
 			continue
 		}
 		out = append(out, n)

@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/aofserver/aofserver/rdb"
+	"github.com/aofserver/aofserver/rstring"
 )
 
 // errLongRange is getRangeLongFromObjectOrReply's text for [-LONG_MAX,
@@ -857,7 +858,7 @@ func (o *collScanOpts) filter(items [][]byte, per int) [][]byte {
 	}
 	out := items[:0]
 	for i := 0; i+per <= len(items); i += per {
-		if globMatch(o.pat, items[i], false) {
+		if rstring.Match(o.pat, items[i], false) {
 			out = append(out, items[i:i+per]...)
 		}
 	}
