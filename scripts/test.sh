@@ -57,6 +57,7 @@ if [ "$FUZZTIME" != 0 ]; then
     ./aof:FuzzLoad \
     ./rdb:FuzzDecode \
     ./rdb:FuzzParseDumpPayload \
+    ./rstring:FuzzMatch \
     ./config:FuzzParseRedisConf; do
     pkg=${target%%:*}
     name=${target##*:}
