@@ -10,19 +10,24 @@ import (
 //
 // A client that must block is parked: its command stays in blockState and
 // its connection goroutine waits (off the executor) for a wake-up or its
-// timeout. A write that creates a list marks the key ready; after the
-// writing command's execution unit, handleReadyKeys serves the parked
-// clients of each ready key in arrival order, writing their replies and
-// propagating the pop as its own op after the push (as Redis logs
-// "RPUSH bl x y" then "LPOP bl").
+// timeout. A write that creates a key others wait on (or deletes or
+// replaces a stream) marks the key ready; after the writing command's
+// execution unit, handleReadyKeys serves the parked clients of each ready
+// key in arrival order, writing their replies and propagating the pop as
+// its own op after the push (as Redis logs "RPUSH bl x y" then "LPOP bl").
 
 const flagBlocked uint32 = 1 << 20
 
 type blockState struct {
-	db       *DB
-	keys     []string
-	argv     [][]byte
-	serve    func(c *client, argv [][]byte, later bool) bool
+	db    *DB
+	keys  []string
+	argv  [][]byte
+	serve func(c *client, argv [][]byte, later bool) bool
+	// cmd and dur are the blocking call's command and run time: the
+	// reply that ends the wait adds to its stats (Redis
+	// updateStatsOnUnblock).
+	cmd      *command
+	dur      time.Duration
 	deadline time.Time
 	done     chan struct{}
 	// timeoutReply is sent when the timeout passes (default: null array).
@@ -30,12 +35,10 @@ type blockState struct {
 	// readyKey is the key being served (set by handleReadyKeys; streams
 	// serve only that key, as Redis's serveClientsBlockedOnStreamKey).
 	readyKey string
-	// poll, when set, is called under mu every blockPollInterval while the
-	// client waits; returning true (after writing a reply) unblocks it.
-	poll func(c *client) bool
+	// unblockOnNoKey: serve is called even when the ready key is gone
+	// (XREADGROUP answers an error when its stream is deleted).
+	unblockOnNoKey bool
 }
-
-const blockPollInterval = 50 * time.Millisecond
 
 type readyKey struct {
 	db  *DB
@@ -45,7 +48,13 @@ type readyKey struct {
 type blockingState struct {
 	byKey map[*DB]map[string][]*client
 	ready []readyKey
-	n     int
+	// queued holds the keys in ready, so that a key is queued once however
+	// often it is signalled before being served (Redis db->ready_keys).
+	queued map[readyKey]struct{}
+	n      int
+	// serving: handleReadyKeys runs; scheduled: a goroutine will run it
+	// for keys signalled outside any command (active expiry).
+	serving, scheduled bool
 }
 
 func init() {
@@ -144,6 +153,37 @@ func (s *Server) unblockClient(c *client) {
 	close(bs.done)
 }
 
+// unblockReplied unblocks c after its wait ended with a reply: the reply
+// adds to the blocking command's stats, an error reply counts as a failed
+// call (Redis updateStatsOnUnblock).
+func (s *Server) unblockReplied(c *client, failed bool, replyDur time.Duration) {
+	bs := c.block
+	if bs == nil {
+		return
+	}
+	if cmd := bs.cmd; cmd != nil {
+		total := bs.dur + replyDur
+		cmd.usec += total.Microseconds()
+		if failed {
+			cmd.failed++
+		}
+		if cmd.flags&cmdSkipSlowlog == 0 {
+			s.slowlog.maybeAdd(s, c, bs.argv, total)
+		}
+	}
+	s.unblockClient(c)
+}
+
+// replyTimedOut answers c as its timeout does (also CLIENT UNBLOCK
+// [TIMEOUT]): a null array, or the command's own timeout reply.
+func (s *Server) replyTimedOut(c *client) {
+	if c.block.timeoutReply != "" {
+		c.out = append(c.out, c.block.timeoutReply...)
+	} else {
+		c.nullArray()
+	}
+}
+
 func (s *Server) blockedCount() int { return s.blocking.n }
 
 func (s *Server) unblockClientOnClose(c *client) { s.unblockClient(c) }
@@ -156,45 +196,90 @@ func (s *Server) signalKeyAsReady(db *DB, key []byte) {
 	if _, ok := s.blocking.byKey[db][bstr(key)]; !ok {
 		return
 	}
-	s.blocking.ready = append(s.blocking.ready, readyKey{db: db, key: string(key)})
+	rk := readyKey{db: db, key: string(key)}
+	if _, ok := s.blocking.queued[rk]; ok {
+		return
+	}
+	if s.blocking.queued == nil {
+		s.blocking.queued = map[readyKey]struct{}{}
+	}
+	s.blocking.queued[rk] = struct{}{}
+	s.blocking.ready = append(s.blocking.ready, rk)
+	if s.execDepth == 0 && !s.blocking.serving && !s.blocking.scheduled {
+		// Signalled outside any command (a key expired by the cron): no
+		// command end will serve it, so serve it once the lock is free
+		// (Redis's beforeSleep calls handleClientsBlockedOnKeys).
+		s.blocking.scheduled = true
+		go func() {
+			s.mu.Lock()
+			s.blocking.scheduled = false
+			s.handleReadyKeys()
+			s.mu.Unlock()
+		}()
+	}
+}
+
+// signalBlockedKeys signals every key of db that clients wait on and that
+// holds a value (a stream, if onlyStreams: it is about to go). SWAPDB and
+// FLUSHDB/FLUSHALL use it as Redis's scanDatabaseForReadyKeys and
+// scanDatabaseForDeletedStreams.
+func (s *Server) signalBlockedKeys(db *DB, onlyStreams bool) {
+	if s.blocking.n == 0 {
+		return
+	}
+	for k := range s.blocking.byKey[db] {
+		if e, ok := db.keys.Get(k); ok && (!onlyStreams || e.typ() == typStream) {
+			s.signalKeyAsReady(db, []byte(k))
+		}
+	}
 }
 
 // handleReadyKeys serves blocked clients of keys that became ready
 // (Redis handleClientsBlockedOnKeys). Runs under mu at depth 0.
 func (s *Server) handleReadyKeys() {
+	s.blocking.serving = true
 	for len(s.blocking.ready) > 0 {
 		rk := s.blocking.ready[0]
 		s.blocking.ready = s.blocking.ready[1:]
-		// Clients blocked on a stream each wait for their own ID: one that
-		// cannot be served does not stop the others (Redis's
-		// serveClientsBlockedOnStreamKey). For lists and sorted sets the
-		// first unserved client ends the round.
-		e, found := rk.db.keys.Get(rk.key)
-		isStream := found && e.typ() == typStream
-		skipped := 0
-		for {
-			cs := s.blocking.byKey[rk.db][rk.key]
-			if skipped >= len(cs) {
-				break
-			}
-			c := cs[skipped]
+		delete(s.blocking.queued, rk)
+		waiting := s.blocking.byKey[rk.db][rk.key]
+		if len(waiting) == 0 {
+			continue
+		}
+		// Each client that waited when the key became ready gets one
+		// chance, in arrival order; one that cannot be served (another
+		// type's waiter, a stream ID not reached yet) does not stop the
+		// others. Once the key is gone only XREADGROUP waiters are left
+		// to answer (Redis unblockDeletedStreamReadgroupClients).
+		for _, c := range append([]*client(nil), waiting...) {
 			bs := c.block
-			prevDB := c.db
-			c.db = bs.db
-			bs.readyKey = rk.key
-			served := bs.serve(c, bs.argv, true)
-			c.db = prevDB
-			if !served {
-				if isStream || bs.poll != nil {
-					skipped++
+			if bs == nil || bs.db != rk.db {
+				continue // served or gone meanwhile
+			}
+			if !bs.unblockOnNoKey {
+				if _, ok := rk.db.keys.Get(rk.key); !ok {
 					continue
 				}
-				break
 			}
-			s.unblockClient(c)
+			s.serveBlocked(c, bs, rk.key)
 		}
 	}
 	s.blocking.ready = s.blocking.ready[:0]
+	s.blocking.serving = false
+}
+
+// serveBlocked tries to serve c, waiting in bs, from the ready key.
+func (s *Server) serveBlocked(c *client, bs *blockState, key string) {
+	prevDB, prevFailed, prevClient := c.db, s.curCmdFailed, s.curClient
+	c.db, s.curCmdFailed, s.curClient = bs.db, false, c
+	bs.readyKey = key
+	start := monoNow()
+	served := bs.serve(c, bs.argv, true)
+	failed := s.curCmdFailed
+	c.db, s.curCmdFailed, s.curClient = prevDB, prevFailed, prevClient
+	if served {
+		s.unblockReplied(c, failed, time.Duration(monoNow()-start))
+	}
 }
 
 // waitUnblocked parks the connection goroutine of a blocked client until it
@@ -231,35 +316,13 @@ func (s *Server) waitUnblocked(c *client) bool {
 		}
 	}()
 	gone := false
-	var poll <-chan time.Time
-	if bs.poll != nil {
-		t := time.NewTicker(blockPollInterval)
-		defer t.Stop()
-		poll = t.C
-	}
-wait:
 	select {
-	case <-poll:
-		s.mu.Lock()
-		waiting := c.block == bs
-		if waiting && bs.poll(c) {
-			s.unblockClient(c)
-			waiting = false
-		}
-		s.mu.Unlock()
-		if waiting {
-			goto wait
-		}
 	case <-bs.done:
 	case <-timer:
 		s.mu.Lock()
 		if c.block == bs {
-			if bs.timeoutReply != "" {
-				c.out = append(c.out, bs.timeoutReply...)
-			} else {
-				c.nullArray()
-			}
-			s.unblockClient(c)
+			s.replyTimedOut(c)
+			s.unblockReplied(c, false, 0)
 		}
 		s.mu.Unlock()
 	case <-watch:
@@ -412,9 +475,9 @@ func blockingMove(c *client, argv [][]byte, src, dst []byte, fromLeft, toLeft bo
 			return true
 		}
 		if d, ok := s.lookupReadNoStats(c, dst); ok && d.typ() != typList {
-			if later {
-				return false
-			}
+			// Also when serving a blocked client: it is answered
+			// WRONGTYPE and the element stays in src (Redis's
+			// serveClientBlockedOnList).
 			c.errWrongType()
 			return true
 		}
@@ -468,11 +531,16 @@ func clientUnblockCommand(c *client, argv [][]byte) {
 		return
 	}
 	if withErr {
+		// An error reply of the unblocked command, counted as Redis's
+		// addReplyError to the target counts it.
+		s.countError("UNBLOCKED client unblocked via CLIENT UNBLOCK")
 		target.out = append(target.out, "-UNBLOCKED client unblocked via CLIENT UNBLOCK\r\n"...)
 	} else {
-		target.nullArray()
+		s.replyTimedOut(target)
 	}
-	s.unblockClient(target)
+	// Redis 7.0 counts either form as a failed call of the unblocked
+	// command (updateStatsOnUnblock(target, 0, 0, 1)).
+	s.unblockReplied(target, true, 0)
 	c.integer(1)
 }
 

@@ -236,15 +236,19 @@ func clientGetnameCommand(c *client, argv [][]byte) {
 // infoLine is the client's CLIENT LIST line (without the newline).
 func (c *client) infoLine() string {
 	now := time.Now()
+	// Redis's order (getClientInfoString).
 	flags := ""
-	if c.flags&flagMulti != 0 {
-		flags += "x"
+	if c.flags&flagMonitor != 0 {
+		flags += "O"
 	}
 	if c.flags&flagPubSub != 0 {
 		flags += "P"
 	}
-	if c.flags&flagMonitor != 0 {
-		flags += "O"
+	if c.flags&flagMulti != 0 {
+		flags += "x"
+	}
+	if c.flags&flagBlocked != 0 {
+		flags += "b"
 	}
 	if c.flags&flagDirtyCAS != 0 {
 		flags += "d"
@@ -441,6 +445,9 @@ func clientKillCommand(c *client, argv [][]byte) {
 
 func (s *Server) killClient(cl *client) {
 	cl.flags |= flagCloseASAP
+	// Forgotten now as a waiter: a push right after CLIENT KILL must not
+	// be handed to it before its goroutine sees the closed socket.
+	s.unblockClient(cl)
 	cl.conn.Close()
 }
 

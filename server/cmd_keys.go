@@ -452,11 +452,18 @@ func (s *Server) swapDBs(a, b int) {
 	// (Redis touchAllWatchedKeysInDb(emptied, replaced_with)).
 	s.touchAllWatched(da)
 	s.touchAllWatched(db)
+	// Clients blocked in a DB stay there: a stream they wait on may be
+	// gone, a key they wait for may have come (Redis's
+	// scanDatabaseForDeletedStreams and scanDatabaseForReadyKeys).
+	s.signalBlockedKeys(da, true)
+	s.signalBlockedKeys(db, true)
 	da.keys, db.keys = db.keys, da.keys
 	da.expires, db.expires = db.expires, da.expires
 	da.expireCursor, db.expireCursor = 0, 0
 	s.touchAllWatched(da)
 	s.touchAllWatched(db)
+	s.signalBlockedKeys(da, false)
+	s.signalBlockedKeys(db, false)
 }
 
 func dbsizeCommand(c *client, argv [][]byte) { c.integer(int64(c.db.size())) }
@@ -505,6 +512,7 @@ func (s *Server) emptyDB(db *DB) int {
 		s.snap.detachDB(db)
 	}
 	s.touchAllWatched(db)
+	s.signalBlockedKeys(db, true) // XREADGROUP waiters: their streams are gone
 	db.keys = newDict[entry](0)
 	db.expires = newDict[int64](0)
 	db.expireCursor = 0

@@ -174,7 +174,11 @@ func (s *Server) call(c *client, cmd *command, argv [][]byte) {
 		cmd.failed++
 	}
 	c.totalCmds++
-	if cmd.flags&cmdSkipSlowlog == 0 {
+	if bs := c.block; bs != nil && bs.cmd == nil {
+		// It blocked: the reply that ends the wait completes its stats
+		// and slowlog entry (unblockReplied).
+		bs.cmd, bs.dur = cmd, dur
+	} else if cmd.flags&cmdSkipSlowlog == 0 {
 		s.slowlog.maybeAdd(s, c, argv, dur)
 	}
 	s.latency.maybeAdd("command", dur, s.cfg.LatencyMonitorThreshold)

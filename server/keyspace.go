@@ -108,12 +108,13 @@ func (s *Server) setKey(db *DB, key []byte, v entry, keepTTL bool) {
 		if s.snap != nil && !s.snap.visited(*p) {
 			s.snap.capture(db, k, p)
 		}
+		if s.blocking.n > 0 && p.typ() == typStream {
+			s.signalKeyAsReady(db, key) // a replaced stream, as a deleted one
+		}
 		*p = v
 	} else {
 		db.keys.Set(string(key), v)
-		if t := v.typ(); t == typList || t == typZSet {
-			s.signalKeyAsReady(db, key)
-		}
+		s.signalCreated(db, key, v)
 		s.notify(notifyNew, "new", key, db.id)
 	}
 	if !keepTTL && db.expires.Len() > 0 {
@@ -126,17 +127,32 @@ func (s *Server) addKey(db *DB, key []byte, v entry) {
 	v.setLRU(s.lruClock)
 	v.setSnapMark(s.snapParity)
 	db.keys.Set(string(key), v)
-	if t := v.typ(); t == typList || t == typZSet {
+	s.signalCreated(db, key, v)
+	s.notify(notifyNew, "new", key, db.id)
+}
+
+// signalCreated signals a new key of a type clients block on (Redis's
+// dbAdd): a list, sorted set or stream may serve them.
+func (s *Server) signalCreated(db *DB, key []byte, v entry) {
+	if s.blocking.n == 0 {
+		return
+	}
+	if t := v.typ(); t == typList || t == typZSet || t == typStream {
 		s.signalKeyAsReady(db, key)
 	}
-	s.notify(notifyNew, "new", key, db.id)
 }
 
 // removeKey deletes key and its TTL. The snapshot hook must already have
 // run (beforeModify).
 func (s *Server) removeKey(db *DB, key string) bool {
-	if _, ok := db.keys.Delete(key); !ok {
+	old, ok := db.keys.Delete(key)
+	if !ok {
 		return false
+	}
+	if s.blocking.n > 0 && old.typ() == typStream {
+		// XREADGROUP waiters are answered that the stream is gone
+		// (Redis's signalDeletedKeyAsReady).
+		s.signalKeyAsReady(db, []byte(key))
 	}
 	if db.expires.Len() > 0 {
 		db.expires.Delete(key)

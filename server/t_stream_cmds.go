@@ -868,35 +868,9 @@ func xreadGeneric(c *client, argv [][]byte, xreadgroup bool) {
 		return s.serveBlockedStream(c, argv, later, ids, group, consumer, count, noack)
 	}
 	s.blockClient(c, keys, argv, time.Duration(a.timeout)*time.Millisecond, serve)
-	if group != nil {
-		// Redis 7.0 unblocks XREADGROUP with an error when a stream key is
-		// deleted (or replaced) or the group destroyed. Deletions do not
-		// signal blocked clients here, so the waiting client checks.
-		blockedKeys := make([]string, len(keys))
-		for i, k := range keys {
-			blockedKeys[i] = string(k)
-		}
-		c.block.poll = func(c *client) bool { return s.xreadgroupGone(c, blockedKeys, group) }
-	}
-}
-
-// xreadgroupGone replies the error Redis 7.0 gives a blocked XREADGROUP
-// whose stream key is gone or no longer a stream, or whose group was
-// destroyed; it reports whether it did.
-func (s *Server) xreadgroupGone(c *client, keys []string, group []byte) bool {
-	db := c.block.db
-	for _, k := range keys {
-		e, ok := db.keys.Get(k)
-		if !ok || e.typ() != typStream {
-			c.err("UNBLOCKED the stream key no longer exists")
-			return true
-		}
-		if (*streamObj)(e.ptr).lookupCG(group) == nil {
-			c.err("NOGROUP the consumer group this client was blocked on no longer exists")
-			return true
-		}
-	}
-	return false
+	// Redis 7.0 unblocks XREADGROUP with an error when its stream is
+	// deleted or replaced (serveBlockedStream).
+	c.block.unblockOnNoKey = group != nil
 }
 
 // serveBlockedStream is serveClientsBlockedOnStreamKey for one client: it
