@@ -58,25 +58,37 @@ func timeCommand(c *client, argv [][]byte) {
 
 func shutdownCommand(c *client, argv [][]byte) {
 	s := c.srv
-	save, nosave := false, false
+	var f shutdownFlags
+	abort, now := false, false
 	for _, a := range argv[1:] {
 		switch {
 		case eqFold(a, "save"):
-			save = true
+			f.save = true
 		case eqFold(a, "nosave"):
-			nosave = true
-		case eqFold(a, "now"), eqFold(a, "force"), eqFold(a, "abort"):
+			f.nosave = true
+		case eqFold(a, "now"):
+			now = true
+		case eqFold(a, "force"):
+			f.force = true
+		case eqFold(a, "abort"):
+			abort = true
 		default:
 			c.errSyntax()
 			return
 		}
 	}
-	if save && nosave {
+	if (abort && (f.save || f.nosave || f.force || now)) || (f.save && f.nosave) {
 		c.errSyntax()
 		return
 	}
+	if abort {
+		// Only a shutdown waiting for replicas can be aborted; there
+		// are none here.
+		c.err("ERR No shutdown in progress.")
+		return
+	}
 	s.log.Warn().Msg("User requested shutdown...")
-	if err := s.prepareShutdown(save, nosave); err != nil {
+	if err := s.prepareShutdown(f); err != nil {
 		c.err("ERR Errors trying to SHUTDOWN. Check logs.")
 		return
 	}

@@ -373,16 +373,19 @@ func (s *Server) rdbSaveSync() error {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err == nil {
-		err = fsx.OS().SyncDir(filepath.Dir(path))
-	}
 	if err != nil {
 		os.Remove(tmp)
-		s.log.Warn().Msgf("Write error saving DB on disk: %v", err)
-		s.persist.lastBgsaveOK = false
+		s.log.Warn().Msgf("Write error saving DB on disk: %s", errnoText(err))
+		return err
+	}
+	if err = os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		s.log.Warn().Msgf("Error moving temp DB file %s on the final destination %s (in server root dir %s): %s",
+			filepath.Base(tmp), s.cfg.DBFilename, s.cfg.Dir, errnoText(err))
+		return err
+	}
+	if err = fsx.OS().SyncDir(filepath.Dir(path)); err != nil {
+		s.log.Warn().Msgf("Write error saving DB on disk: %s", errnoText(err))
 		return err
 	}
 	s.log.Info().Msg("DB saved on disk")
@@ -713,32 +716,78 @@ func (s *Server) infoPersistence(f func(k string, v any)) {
 
 // ------------------------------------------------------------ shutdown
 
-// prepareShutdown flushes the AOF and saves dump.rdb when configured
-// (under mu), as Redis's prepareForShutdown.
-func (s *Server) prepareShutdown(save, nosave bool) error {
-	s.shutdownPrepared = true
+// shutdownFlags are SHUTDOWN's options.
+type shutdownFlags struct {
+	save, nosave, force bool
+}
+
+// prepareShutdown stops the jobs, syncs the AOF and saves dump.rdb when
+// configured (under mu), as Redis 7.0's finishShutdown. On error nothing
+// is closed and the server goes on serving: a save that fails (or an AOF
+// still waiting for its first base) aborts the shutdown unless force.
+func (s *Server) prepareShutdown(f shutdownFlags) error {
+	if s.loading {
+		// Never overwrite dump.rdb with half-loaded data.
+		f.save, f.nosave = false, true
+	}
 	if j := s.rdbJob(); j != nil {
 		s.log.Warn().Msg("There is a child saving an .rdb. Killing it!")
 		j.cp.kill()
 	}
-	if j := s.aofJob(); j != nil {
-		s.log.Warn().Msg("There is a child rewriting the AOF. Killing it!")
-		s.killJobSync(j)
+	if s.aof != nil {
+		if j := s.aofJob(); j != nil {
+			if s.aof.Waiting() {
+				if !f.force {
+					s.log.Warn().Msg("Writing initial AOF, can't exit.")
+					return s.shutdownFailed(errors.New("writing initial AOF"))
+				}
+				s.log.Warn().Msg("Writing initial AOF. Exit anyway.")
+			}
+			s.log.Warn().Msg("There is a child rewriting the AOF. Killing it!")
+			s.killJobSync(j)
+		}
+		s.log.Info().Msg("Calling fsync() on the AOF file.")
+		if err := s.aof.SyncTo(s.aof.Offset()); err != nil {
+			s.log.Warn().Msgf("Fail to fsync the AOF file: %s.", errnoText(err))
+		}
+	}
+	if (len(s.cfg.Save) > 0 && !f.nosave) || f.save {
+		s.log.Info().Msg("Saving the final RDB snapshot before exiting.")
+		if err := s.rdbSaveSync(); err != nil {
+			if !f.force {
+				s.log.Warn().Msg("Error trying to save the DB, can't exit.")
+				return s.shutdownFailed(err)
+			}
+			s.log.Warn().Msg("Error trying to save the DB. Exit anyway.")
+		}
 	}
 	if s.aof != nil {
+		// Close writes and fsyncs what is left, whatever the policy.
 		if err := s.aof.Close(); err != nil {
-			return err
+			s.log.Warn().Msgf("Error closing the AOF: %v", err)
 		}
 		s.aof = nil
 	}
-	if (len(s.cfg.Save) > 0 && !nosave) || save {
-		s.log.Info().Msg("Saving the final RDB snapshot before exiting.")
-		if err := s.rdbSaveSync(); err != nil {
-			s.log.Warn().Msg("Error trying to save the DB, can't exit.")
-			return err
-		}
-	}
+	s.shutdownPrepared = true
 	return nil
+}
+
+func (s *Server) shutdownFailed(err error) error {
+	s.log.Warn().Msg("Errors trying to shut down the server. Check the logs for more information.")
+	return err
+}
+
+// PrepareShutdownOnSignal is the shutdown a SIGTERM or SIGINT asks for
+// (Redis's shutdown_asap in serverCron): false means it failed, was logged,
+// and the server goes on.
+func (s *Server) PrepareShutdownOnSignal() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.shutdownPrepared {
+		return true
+	}
+	// Redis logs nothing more than prepareShutdown did.
+	return s.prepareShutdown(shutdownFlags{}) == nil
 }
 
 func (s *Server) persistOnShutdown(ctx context.Context) error {
@@ -750,7 +799,7 @@ func (s *Server) persistOnShutdown(ctx context.Context) error {
 	if s.aof == nil && s.persist.job == nil && len(s.cfg.Save) == 0 {
 		return nil
 	}
-	return s.prepareShutdown(false, false)
+	return s.prepareShutdown(shutdownFlags{})
 }
 
 func (s *Server) flushallSave() {

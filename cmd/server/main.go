@@ -159,15 +159,23 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	log.Info().Msg("Ready to accept connections")
 
-	select {
-	case sig := <-sigs:
-		name := "SIGTERM"
-		if sig == syscall.SIGINT {
-			name = "SIGINT"
+wait:
+	for {
+		select {
+		case sig := <-sigs:
+			name := "SIGTERM"
+			if sig == syscall.SIGINT {
+				name = "SIGINT"
+			}
+			server.LogFromHandler(logOut, cfg.LogFormat, "Received "+name+" scheduling shutdown...")
+			log.Warn().Msg("User requested shutdown...")
+			// As Redis: a save that fails keeps the server running.
+			if s.PrepareShutdownOnSignal() {
+				break wait
+			}
+		case <-s.Closing():
+			break wait
 		}
-		server.LogFromHandler(logOut, cfg.LogFormat, "Received "+name+" scheduling shutdown...")
-		log.Warn().Msg("User requested shutdown...")
-	case <-s.Closing():
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
