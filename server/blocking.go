@@ -4,6 +4,8 @@ import (
 	"math"
 	"strconv"
 	"time"
+
+	"github.com/aofserver/aofserver/aof"
 )
 
 // Blocking list commands (BLPOP BRPOP BRPOPLPUSH BLMOVE BLMPOP).
@@ -280,6 +282,27 @@ func (s *Server) serveBlocked(c *client, bs *blockState, key string) {
 	if served {
 		s.unblockReplied(c, failed, time.Duration(monoNow()-start))
 	}
+}
+
+// waitBlocked sends a client that blocked the replies to the commands
+// before the blocking one (once the AOF holds what they depend on), then
+// waits until it is served (waitUnblocked). From the moment it blocked the
+// executor may serve it, appending to c.out and moving c.waitOff: both are
+// taken under the lock, and touched again only once the wait is over.
+func (s *Server) waitBlocked(c *client, a *aof.AOF) bool {
+	s.mu.Lock()
+	out, off := c.out, c.waitOff
+	c.out = nil
+	s.mu.Unlock()
+	if a != nil {
+		if err := a.Wait(off); err != nil {
+			return false
+		}
+	}
+	if len(out) > 0 && !s.writeOut(c, out) {
+		return false
+	}
+	return s.waitUnblocked(c)
 }
 
 // waitUnblocked parks the connection goroutine of a blocked client until it

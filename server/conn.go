@@ -189,12 +189,7 @@ func (s *Server) runBatchFrom(c *client, i int, lastA *aof.AOF, blocked bool) bo
 			blocked = false
 			// Replies before the blocking command go out now; the rest
 			// of the pipeline waits until the client is served.
-			if a != nil {
-				if err := a.Wait(c.waitOff); err != nil {
-					return false
-				}
-			}
-			if !s.flushOut(c) || !s.waitUnblocked(c) {
+			if !s.waitBlocked(c, a) {
 				return false
 			}
 			c.connFlags &^= flagBlocked
@@ -298,25 +293,30 @@ func (s *Server) flushOut(c *client) bool {
 	if len(c.out) == 0 {
 		return true
 	}
-	s.stats.netOutput.Add(int64(len(c.out)))
-	c.pushMu.Lock()
-	async := c.pushWriter
-	c.pushMu.Unlock()
-	if async {
-		c.push(c.out)
-		c.out = c.out[:0]
-		return true
-	}
-	var err error
-	if c.lc != nil {
-		err = c.lc.writeNow(c.out) // best effort (an internal error's reply)
-	} else {
-		_, err = c.conn.Write(c.out)
-	}
+	ok := s.writeOut(c, c.out)
 	if cap(c.out) > 1<<20 {
 		c.out = nil
 	} else {
 		c.out = c.out[:0]
+	}
+	return ok
+}
+
+// writeOut sends b to the client (or queues it behind pushed messages).
+func (s *Server) writeOut(c *client, b []byte) bool {
+	s.stats.netOutput.Add(int64(len(b)))
+	c.pushMu.Lock()
+	async := c.pushWriter
+	c.pushMu.Unlock()
+	if async {
+		c.push(b)
+		return true
+	}
+	var err error
+	if c.lc != nil {
+		err = c.lc.writeNow(b) // best effort (an internal error's reply)
+	} else {
+		_, err = c.conn.Write(b)
 	}
 	return err == nil
 }
