@@ -9,9 +9,13 @@ package main
 //
 //   - --fix and --truncate-to-timestamp do not touch the checked files: the
 //     first truncation copies the AOF directory (or the single file) to
-//     "<dir>.fixed" (or --out <path>) and truncates the copy, then a summary
-//     says what was dropped. --in-place restores Redis's behaviour: truncate
-//     the original, after a y/N prompt for --fix.
+//     "<dir>.fixed" (or --out <path>) and truncates the copy. Redis's lines
+//     about the truncation ("Successfully truncated AOF <name>", and "All AOF
+//     files and manifest are valid" after one) would be false of the
+//     untouched original, so they name the copy instead, and a summary says
+//     what was dropped, counting only what is certain. --in-place restores
+//     Redis's behaviour and output exactly: truncate the original, after a
+//     y/N prompt for --fix.
 //   - --replay adds a semantic check: the files are replayed into a scratch
 //     in-process server (appendonly off, its own temp dir, 127.0.0.1 on a
 //     free port) over a local connection, and every command that would be
@@ -26,6 +30,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -172,6 +177,7 @@ func runCheckAOF(prog string, args []string, stdin io.Reader, stdout io.Writer) 
 	var cp *fixCopy
 	if (a.fix || a.ts != 0) && !a.inPlace {
 		cp = &fixCopy{input: a.path, out: a.out}
+		opt.Out = &copyModeWriter{w: stdout, cp: cp}
 		opt.Truncate = func(path string, size int64) error {
 			err := cp.truncate(path, size)
 			if err != nil {
@@ -210,18 +216,15 @@ func runCheckAOF(prog string, args []string, stdin io.Reader, stdout io.Writer) 
 		return aof.RDBInvalid
 	}
 	code, res := aof.Check(opt)
-	for _, t := range res.Truncations {
-		if cp == nil {
-			break // in place: exactly Redis's output
+	if cp != nil {
+		opt.Out.(*copyModeWriter).flush()
+		for _, t := range res.Truncations {
+			fmt.Fprintf(stdout, "In the repaired copy %s, AOF %s was cut from %d to %d bytes, dropping %s\n",
+				cp.dest, t.File, t.Size, t.To, droppedText(t))
 		}
-		dropped := fmt.Sprintf("%d complete commands", t.Commands)
-		if t.Torn {
-			dropped += " and a torn one"
+		if cp.dest != "" {
+			fmt.Fprintf(stdout, "The original files are untouched; the repaired copy is %s\n", cp.dest)
 		}
-		fmt.Fprintf(stdout, "Repaired the copy %s: AOF %s cut from %d to %d bytes, dropping %s on %d keys\n", cp.dest, t.File, t.Size, t.To, dropped, t.Keys)
-	}
-	if cp != nil && cp.dest != "" {
-		fmt.Fprintf(stdout, "The original files are untouched; the repaired copy is %s\n", cp.dest)
 	}
 	if rp != nil {
 		if rp.report(stdout) && code == 0 {
@@ -229,6 +232,70 @@ func runCheckAOF(prog string, args []string, stdin io.Reader, stdout io.Writer) 
 		}
 	}
 	return code
+}
+
+// droppedText says what a truncation dropped, as far as it is certain:
+// aof.Truncation counts the complete commands from the cut up to the first
+// bytes that do not parse as one (a torn command, or garbage that may hide
+// more commands, which are not counted then). Its key count is a guess
+// (the first argument of each command), so it is not printed.
+func droppedText(t aof.Truncation) string {
+	cmds := fmt.Sprintf("%d complete command", t.Commands)
+	if t.Commands != 1 {
+		cmds += "s"
+	}
+	switch {
+	case !t.Torn:
+		return cmds
+	case t.Commands == 0:
+		return "data that does not parse as a command"
+	}
+	return cmds + ", then data that does not parse as a command"
+}
+
+// copyModeWriter passes redis-check-aof's output through, line by line,
+// rewriting the lines that would claim the original was truncated: in copy
+// mode only the copy is. (aof.Check prints Redis's exact text, which stays
+// true with --in-place.)
+type copyModeWriter struct {
+	w         io.Writer
+	cp        *fixCopy
+	buf       []byte
+	truncated bool // a truncation line was rewritten
+}
+
+func (cw *copyModeWriter) Write(p []byte) (int, error) {
+	cw.buf = append(cw.buf, p...)
+	for {
+		i := bytes.IndexByte(cw.buf, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		if _, err := io.WriteString(cw.w, cw.rewrite(string(cw.buf[:i+1]))); err != nil {
+			return len(p), err
+		}
+		cw.buf = cw.buf[i+1:]
+	}
+}
+
+// flush writes a last line without a newline.
+func (cw *copyModeWriter) flush() {
+	if len(cw.buf) > 0 {
+		io.WriteString(cw.w, cw.rewrite(string(cw.buf)))
+		cw.buf = nil
+	}
+}
+
+func (cw *copyModeWriter) rewrite(line string) string {
+	const done = "Successfully truncated AOF "
+	switch {
+	case strings.HasPrefix(line, done) && cw.cp.dest != "":
+		cw.truncated = true
+		return "Truncated the repaired copy of AOF " + line[len(done):len(line)-1] + " in " + cw.cp.dest + "\n"
+	case line == "All AOF files and manifest are valid\n" && cw.truncated:
+		return "All AOF files and manifest are valid in the repaired copy " + cw.cp.dest + "\n"
+	}
+	return line
 }
 
 // fixCopy makes the repaired copy on the first truncation.

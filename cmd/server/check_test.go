@@ -353,7 +353,7 @@ func TestCheckRDBSameAsRedis(t *testing.T) {
 
 // TestCheckAOFFixToCopy: --fix without --in-place repairs a copy, reports
 // what it dropped, and leaves the original alone; the copy passes the real
-// checker.
+// checker. No line claims the original was truncated.
 func TestCheckAOFFixToCopy(t *testing.T) {
 	realAOF := needTool(t, "redis-check-aof")
 	bin := serverBinary(t)
@@ -375,13 +375,25 @@ func TestCheckAOFFixToCopy(t *testing.T) {
 		t.Fatalf("original changed")
 	}
 	fixed := filepath.Join(root, "appendonlydir.fixed")
+	st, err := os.Stat(filepath.Join(dir, incr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const tail = 15 + 31 + 24 + 13 // MULTI, SET, INCR, the torn DEL
 	for _, want := range []string{
-		"Successfully truncated AOF " + incr,
-		"dropping 3 complete commands and a torn one on 2 keys",
-		"the repaired copy is " + fixed,
+		"\nTruncated the repaired copy of AOF " + incr + " in " + fixed + "\n",
+		"\nAll AOF files and manifest are valid in the repaired copy " + fixed + "\n",
+		fmt.Sprintf("\nIn the repaired copy %s, AOF %s was cut from %d to %d bytes, dropping 3 complete commands, then data that does not parse as a command\n",
+			fixed, incr, st.Size(), st.Size()-tail),
+		"\nThe original files are untouched; the repaired copy is " + fixed + "\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	for _, lie := range []string{"Successfully truncated", "All AOF files and manifest are valid\n", "on 2 keys"} {
+		if strings.Contains(out, lie) {
+			t.Errorf("output says %q of the untouched original:\n%s", lie, out)
 		}
 	}
 	if out, code := runTool(t, fixed, "", realAOF, "appendonly.aof.manifest"); code != 0 {
@@ -400,6 +412,50 @@ func TestCheckAOFFixToCopy(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(single); !bytes.Equal(got, b) {
 		t.Fatal("single file changed")
+	}
+}
+
+// The summary of a --fix on a copy counts only what is certain: garbage
+// may hide complete commands after it, so none are claimed; a tail that
+// parses (a MULTI never closed) is counted whole.
+func TestCheckAOFFixToCopyCounts(t *testing.T) {
+	bin := serverBinary(t)
+	valid := "*2\r\n$6\r\nSELECT\r\n$1\r\n0\r\n*3\r\n$3\r\nSET\r\n$1\r\na\r\n$1\r\n1\r\n"
+	set := "*3\r\n$3\r\nSET\r\n$1\r\nb\r\n$1\r\n2\r\n"
+	multi := "*1\r\n$5\r\nMULTI\r\n"
+	for _, c := range []struct{ name, keep, tail, want string }{
+		{"garbage before a command", "", "GARBAGE\r\n" + set, "dropping data that does not parse as a command\n"},
+		{"a torn command", set, set[:9], "dropping data that does not parse as a command\n"},
+		{"MULTI then a torn command", set, multi + set[:9], "dropping 1 complete command, then data that does not parse as a command\n"},
+		{"MULTI never closed", "", multi + set + set, "dropping 3 complete commands\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root := t.TempDir()
+			f := filepath.Join(root, "one.aof")
+			if err := os.WriteFile(f, []byte(valid+c.keep+c.tail), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out, code := runTool(t, root, "", bin, "--check-aof", "--fix", "one.aof")
+			want := fmt.Sprintf("In the repaired copy one.aof.fixed, AOF one.aof was cut from %d to %d bytes, %s",
+				len(valid)+len(c.keep)+len(c.tail), len(valid)+len(c.keep), c.want)
+			if code != 0 || !strings.Contains(out, want) || !strings.Contains(out, "\nTruncated the repaired copy of AOF one.aof in one.aof.fixed\n") {
+				t.Fatalf("exit %d, want %q in:\n%s", code, want, out)
+			}
+			if got, _ := os.ReadFile(filepath.Join(root, "one.aof.fixed")); string(got) != valid+c.keep {
+				t.Fatalf("repaired copy %q", got)
+			}
+		})
+	}
+	// --truncate-to-timestamp on a copy names the copy too.
+	root := t.TempDir()
+	f := filepath.Join(root, "one.aof")
+	if err := os.WriteFile(f, []byte(valid+"#TS:200\r\n"+set), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, code := runTool(t, root, "", bin, "--check-aof", "--truncate-to-timestamp", "100", "one.aof")
+	if code != 0 || !strings.Contains(out, "\nTruncated the repaired copy of AOF one.aof to timestamp 100 in one.aof.fixed\n") ||
+		!strings.Contains(out, "dropping 1 complete command\n") || strings.Contains(out, "Successfully") {
+		t.Fatalf("exit %d:\n%s", code, out)
 	}
 }
 
@@ -482,5 +538,18 @@ func TestCheckDispatch(t *testing.T) {
 	a, _, ok := parseCheckAOFArgs("p", []string{"--replay", "--fix", "--out", "o", "f"})
 	if !ok || !a.fix || !a.replay || a.out != "o" || a.path != "f" {
 		t.Fatalf("parsed %+v %v", a, ok)
+	}
+}
+
+// --help names the checkers and their extra options.
+func TestHelpListsCheckers(t *testing.T) {
+	out, err := exec.Command(serverBinary(t), "--help").CombinedOutput()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"--check-aof", "--check-rdb", "--replay", "--fix", "--in-place"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("--help lacks %s:\n%s", want, out)
+		}
 	}
 }

@@ -30,10 +30,19 @@ const usage = `Usage: ./aofserver [/path/to/redis.conf] [options] [-]
        ./aofserver - (read config from stdin)
        ./aofserver -v or --version
        ./aofserver -h or --help
+       ./aofserver --check-aof [--fix|--truncate-to-timestamp <t>] [--in-place] [--out <path>] [--replay] <file.manifest|file.aof>
+       ./aofserver --check-rdb <dump.rdb>
 
 The config file is redis.conf syntax, or YAML when it ends in .yaml/.yml.
-Options are any redis.conf directive as --name value; they override the file.
-Extra options: --log-format json
+aofserver's own directives go in <config-file>.aofserver, read after it
+(real Redis refuses them). Options are any directive as --name value; they
+override both files. Extra options: --log-format json
+
+--check-aof and --check-rdb are redis-check-aof and redis-check-rdb (also run
+when the binary is invoked under those names). --fix repairs a copy
+(<dir>.fixed or --out), leaving the original untouched; --in-place truncates
+the original, as Redis does. --replay also replays the AOF into a scratch
+server and reports commands that would fail.
 
 Examples:
        ./aofserver (run the server with default config)
