@@ -264,6 +264,21 @@ func (b *blockPair) stats(cmds ...string) {
 func (b *blockPair) finish() {
 	b.t.Helper()
 	b.sync("at the end")
+	if len(b.blocked) == 0 {
+		// Nobody waits any more: nothing may be left of the waiters
+		// (killed, timed out, unblocked or served).
+		s := b.p.ours.s
+		s.mu.Lock()
+		n, ready, queued := s.blocking.n, len(s.blocking.ready), len(s.blocking.queued)
+		keys := 0
+		for _, m := range s.blocking.byKey {
+			keys += len(m)
+		}
+		s.mu.Unlock()
+		if n != 0 || ready != 0 || queued != 0 || keys != 0 {
+			b.t.Fatalf("waiters left behind: %d blocked, %d keys waited on, %d ready, %d queued", n, keys, ready, queued)
+		}
+	}
 	b.p.checkDigest()
 }
 
@@ -401,6 +416,71 @@ func TestDiffBlockingListKeyChanges(t *testing.T) {
 			b.block("c1", "BLMOVE", "l", "l", "RIGHT", "LEFT", "0")
 			b.do("RPUSH", "l", "a", "b")
 			b.do("LRANGE", "l", "0", "-1")
+		}},
+		{"circular-brpoplpush", func(b *blockPair) {
+			b.block("c1", "BRPOPLPUSH", "l1", "l2", "0")
+			b.block("c2", "BRPOPLPUSH", "l2", "l1", "0")
+			b.do("RPUSH", "l1", "foo")
+			b.do("LRANGE", "l1", "0", "-1")
+			b.do("EXISTS", "l2")
+		}},
+		{"served-move-touches-watch", func(b *blockPair) {
+			b.do("SET", "somekey", "v")
+			b.block("c1", "BRPOPLPUSH", "src", "dst", "0")
+			b.on("w", "WATCH", "dst")
+			b.on("w", "MULTI")
+			b.on("w", "GET", "somekey")
+			b.do("LPUSH", "src", "e")
+			b.on("w", "EXEC")
+		}},
+		{"pipelined-push-then-block-keeps-fifo", func(b *blockPair) {
+			b.block("c1", "BLPOP", "l", "0")
+			cs := b.conn("c2")
+			for _, c := range cs {
+				c.nc.Write(appendMultibulk(appendMultibulk(nil, "LPUSH", "l", "1"), "BLPOP", "l", "0"))
+			}
+			b.blocked["c2"] = true
+			b.served("c1")
+			if o, r := cs[0].read(), cs[1].read(); o != r {
+				b.t.Fatalf("LPUSH: ours %q, redis %q", o, r)
+			}
+			b.still("c2")
+			b.do("LPUSH", "l", "2")
+		}},
+		{"nested-unblock-order", func(b *blockPair) {
+			b.block("c1", "BLMPOP", "0", "2", "l1", "l2", "LEFT", "COUNT", "1")
+			b.block("c2", "BLPOP", "l2", "0")
+			b.block("c3", "BLMPOP", "0", "2", "l2", "l3", "LEFT", "COUNT", "1")
+			b.do("MULTI")
+			b.do("LPUSH", "l1", "1")
+			b.do("LPUSH", "l2", "2")
+			b.do("LPUSH", "l3", "3")
+			b.do("EXEC")
+		}},
+		{"swapdb-key-expired", func(b *blockPair) {
+			b.do("DEBUG", "SET-ACTIVE-EXPIRE", "0")
+			b.do("SELECT", "1")
+			b.do("RPUSH", "k", "hello")
+			b.do("PEXPIRE", "k", "1")
+			b.on("c1", "SELECT", "9")
+			b.block("c1", "BRPOP", "k", "0")
+			b.do("DEBUG", "SLEEP", "0.01")
+			b.do("SWAPDB", "1", "9")
+			b.still("c1")
+			b.unblock("c1")
+			b.do("DEBUG", "SET-ACTIVE-EXPIRE", "1")
+		}},
+		{"multi-push-expired-key", func(b *blockPair) {
+			b.do("DEBUG", "SET-ACTIVE-EXPIRE", "0")
+			b.block("c1", "BRPOP", "k", "0")
+			b.do("MULTI")
+			b.do("RPUSH", "k", "hello")
+			b.do("PEXPIRE", "k", "1")
+			b.do("DEBUG", "SLEEP", "0.01")
+			b.do("EXEC")
+			b.still("c1")
+			b.unblock("c1")
+			b.do("DEBUG", "SET-ACTIVE-EXPIRE", "1")
 		}},
 		{"blmpop-skips-wrongtype", func(b *blockPair) {
 			b.block("c1", "BLMPOP", "0", "2", "x", "y", "LEFT", "COUNT", "5")
@@ -674,6 +754,44 @@ func TestDiffBlockingStreamKeyChanges(t *testing.T) {
 			b.do("EXEC")
 			b.stats("xreadgroup", "xread")
 		}},
+		{"rename-with-group-and-data", func(b *blockPair) {
+			group(b, "s", "s2")
+			b.block("c1", xrg...)
+			b.do("XADD", "s2", "100", "f1", "v1")
+			b.do("RENAME", "s2", "s")
+		}},
+		{"rename-without-group", func(b *blockPair) {
+			group(b, "s")
+			b.block("c1", xrg...)
+			b.do("XADD", "s2", "100", "f1", "v1")
+			b.do("RENAME", "s2", "s")
+		}},
+		{"ran-dry", func(b *blockPair) {
+			group(b, "s")
+			b.do("XADD", "s", "666", "k", "v")
+			b.do("XREADGROUP", "GROUP", "g", "alice", "STREAMS", "s", ">")
+			b.do("XADD", "s", "667", "k", "v")
+			b.do("XDEL", "s", "667")
+			b.block("c1", xrg...)
+			b.do("XADD", "s", "668", "k", "v")
+		}},
+		{"xread-add-del-in-multi", func(b *blockPair) {
+			b.block("c1", xr...)
+			b.do("MULTI")
+			b.do("XADD", "s", "1-1", "old", "x")
+			b.do("DEL", "s")
+			b.do("LPUSH", "s", "foo")
+			b.do("EXEC")
+			b.still("c1")
+			b.do("DEL", "s")
+			b.do("XADD", "s", "2-1", "new", "x")
+		}},
+		{"xread-id-edge", func(b *blockPair) {
+			b.block("c1", "XREAD", "BLOCK", "0", "STREAMS", "x1", "1-18446744073709551615")
+			b.do("XADD", "x1", "1-1", "f", "v")
+			b.still("c1")
+			b.do("XADD", "x1", "2-1", "f", "v")
+		}},
 		{"two-groups-one-destroyed", func(b *blockPair) {
 			group(b, "s")
 			b.do("XGROUP", "CREATE", "s", "h", "$")
@@ -714,6 +832,16 @@ func TestDiffBlockingZsetKeyChanges(t *testing.T) {
 			b.block("c1", "BZPOPMIN", "g", "0")
 			b.do("GEOADD", "src", "13.361389", "38.115556", "Palermo")
 			b.do("GEOSEARCHSTORE", "g", "src", "FROMLONLAT", "15", "37", "BYRADIUS", "200", "km")
+		}},
+		{"bzmpop-non-key-arguments", func(b *blockPair) {
+			b.block("c1", "BZMPOP", "0", "1", "z", "MIN", "COUNT", "10")
+			b.block("c2", "BZMPOP", "0", "2", "z2", "z3", "MAX", "COUNT", "10")
+			for _, k := range []string{"0", "1", "2", "min", "max", "count", "10"} {
+				b.do("ZADD", k, "100", "v")
+			}
+			b.still("c1", "c2")
+			b.do("ZADD", "z", "1", "a")
+			b.do("ZADD", "z3", "1", "b")
 		}},
 		{"more-waiters-than-members", func(b *blockPair) {
 			b.block("c1", "BZPOPMIN", "z", "0")
