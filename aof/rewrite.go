@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"strconv"
 )
 
 // Rewrite is one BGREWRITEAOF in progress (spec §3). Everything fed before
@@ -48,10 +49,21 @@ func (a *AOF) StartRewrite(childPid int) (*Rewrite, error) {
 	return r, nil
 }
 
+// SetChildPid names the temp base after the child process that writes it,
+// as Redis does, once that pid is known (the child is started after
+// StartRewrite). Call it before Install or Abort, from the goroutine that
+// will call them or one that happens before it.
+func (r *Rewrite) SetChildPid(pid int) { r.pid = pid }
+
 // TempBasePath is where the rewrite child writes (and fsyncs) the new base:
 // <dir>/temp-rewriteaof-bg-<pid>.aof.
 func (r *Rewrite) TempBasePath() string {
-	return filepath.Join(r.a.opt.Dir, fmt.Sprintf("temp-rewriteaof-bg-%d.aof", r.pid))
+	return r.TempBaseTemplate(strconv.Itoa(r.pid))
+}
+
+// TempBaseTemplate is TempBasePath with pid standing for the child's pid.
+func (r *Rewrite) TempBaseTemplate(pid string) string {
+	return filepath.Join(r.a.opt.Dir, "temp-rewriteaof-bg-"+pid+".aof")
 }
 
 // SwitchOffset is the logical offset at which the new incr file starts.

@@ -2,7 +2,6 @@ package server
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 
@@ -74,23 +73,25 @@ func (s *Server) startRewriteOffline() error {
 	if err != nil {
 		return err
 	}
-	tmp := filepath.Join(s.cfg.Dir, fmt.Sprintf("temp-rewriteaof-bg-%d.aof", os.Getpid()))
 	sn := s.startSnapshot(true)
 	s.persist.rewrites++
 	rdbBase := s.cfg.AOFUseRDBPreamble
 	j := &job{kind: jobAOFOff, sn: sn}
 	j.install = func() error {
 		s.log.Info().Msg("Background AOF rewrite terminated with success")
-		return a.InstallOffline(tmp, rdbBase)
+		return a.InstallOffline(j.cp.path, rdbBase)
 	}
-	j.discard = func() { os.Remove(tmp) }
+	j.discard = func() { os.Remove(j.cp.path) }
 	j.done = func(o jobOutcome) {
 		if o.installFailed {
-			os.Remove(tmp)
+			os.Remove(j.cp.path)
 		}
 		s.rewriteDone(j, o, false)
 	}
-	if err := s.startJob(j, tmp, "Background append only file rewriting started"); err != nil {
+	// The child leaves temp-rewriteaof-bg-<its pid>.aof, as Redis's.
+	tmp := filepath.Join(s.cfg.Dir, "temp-rewriteaof-"+pidPlaceholder+".aof")
+	final := filepath.Join(s.cfg.Dir, "temp-rewriteaof-bg-"+pidPlaceholder+".aof")
+	if err := s.startJob(j, tmp, final, "Background append only file rewriting started"); err != nil {
 		s.persist.lastRewriteOK = false
 		s.log.Warn().Msgf("Can't rewrite append only file in background: fork: %s", errnoText(err))
 		return err

@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -19,14 +21,31 @@ import (
 // `pgrep -P <pid>`, and killed: the save then fails cleanly.
 
 // ChildFlag is the hidden argument that runs the binary as a snapshot
-// writer; cmd/server dispatches it to RunSnapshotWriter.
+// writer: ChildFlag path [final].
 const ChildFlag = "--internal-snapshot-writer"
 
-// RunSnapshotWriter copies stdin into path and fsyncs it. It exits non-zero
-// on any error, and removes the file. SIGUSR1 (the server stopping it on
-// purpose) ends it at once with childExitKilled, as Redis's child: a Go
-// program ignores SIGUSR1 unless it asks for it.
-func RunSnapshotWriter(path string) int {
+// RunChild runs the snapshot writer when args (without the program name)
+// ask for it; cmd/server and the tests' TestMain call it first.
+func RunChild(args []string) (code int, ok bool) {
+	if (len(args) != 2 && len(args) != 3) || args[0] != ChildFlag {
+		return 0, false
+	}
+	final := ""
+	if len(args) == 3 {
+		final = args[2]
+	}
+	return runSnapshotWriter(args[1], final), true
+}
+
+// runSnapshotWriter copies stdin into path and fsyncs it, then renames it
+// to final if one is given (Redis's rewrite child writes
+// temp-rewriteaof-<pid>.aof and renames it temp-rewriteaof-bg-<pid>.aof
+// once complete). It exits non-zero on any error, and removes the file.
+// SIGUSR1 (the server stopping it on purpose) ends it at once with
+// childExitKilled, as Redis's child: a Go program ignores SIGUSR1 unless
+// it asks for it.
+func runSnapshotWriter(path, final string) int {
+	path = childPath(path, os.Getpid())
 	usr1 := make(chan os.Signal, 1)
 	signal.Notify(usr1, syscall.SIGUSR1)
 	go func() {
@@ -87,7 +106,23 @@ func RunSnapshotWriter(path string) int {
 		os.Remove(path)
 		return 1
 	}
+	if final != "" {
+		if err := os.Rename(path, childPath(final, os.Getpid())); err != nil {
+			fmt.Fprintf(os.Stderr, "Error moving temp append only file on the final destination: %v\n", err)
+			os.Remove(path)
+			return 1
+		}
+	}
 	return 0
+}
+
+// pidPlaceholder in the path given to spawnChild stands for the child's
+// pid: Redis names temp files after the child (temp-<pid>.rdb,
+// temp-rewriteaof-bg-<pid>.aof), and its tests look for them so.
+const pidPlaceholder = "{pid}"
+
+func childPath(template string, pid int) string {
+	return strings.ReplaceAll(template, pidPlaceholder, strconv.Itoa(pid))
 }
 
 // childProc is a running snapshot writer.
@@ -97,7 +132,7 @@ type childProc struct {
 	err   error            // why the stream or the child failed, after done
 	state *os.ProcessState // how the child ended, after done (nil: never ran)
 	start time.Time
-	path  string
+	path  string // the file it writes
 	// killed: the server stopped it on purpose (SIGUSR1, as Redis): the
 	// save is not an error.
 	killed atomic.Bool
@@ -108,14 +143,20 @@ type childProc struct {
 // reply to BGSAVE finds the child with `pgrep -P` (Redis's tests kill it
 // so), and a kill reaches a child that exists. The exec takes 0.5-1.3 ms
 // of the executor here; Redis's fork took 4-6 ms on the same machine.
-// Feeding and reaping run on their own goroutine.
-func (s *Server) spawnChild(path string, q *snapQueue, startedMsg string) (*childProc, error) {
+// Feeding and reaping run on their own goroutine. The child writes path
+// and, if final is set, renames it so once complete; either may hold
+// pidPlaceholder. cp.path is the real name of the file the child leaves.
+func (s *Server) spawnChild(path, final string, q *snapQueue, startedMsg string) (*childProc, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
-	cp := &childProc{done: make(chan struct{}), start: time.Now(), path: path}
-	cmd := exec.Command(exe, ChildFlag, cp.path)
+	cp := &childProc{done: make(chan struct{}), start: time.Now()}
+	args := []string{ChildFlag, path}
+	if final != "" {
+		args = append(args, final)
+	}
+	cmd := exec.Command(exe, args...)
 	cmd.Stdout = nil
 	cmd.Stderr = os.Stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
@@ -135,6 +176,10 @@ func (s *Server) spawnChild(path string, q *snapQueue, startedMsg string) (*chil
 	s.persist.latestForkUsec.Store(time.Since(t0).Microseconds())
 	s.persist.totalForks.Add(1)
 	cp.proc = cmd.Process
+	cp.path = childPath(path, cmd.Process.Pid)
+	if final != "" {
+		cp.path = childPath(final, cmd.Process.Pid)
+	}
 	s.log.Info().Msgf("%s by pid %d", startedMsg, cmd.Process.Pid)
 	go s.runChild(cp, cmd, stdin, q)
 	return cp, nil

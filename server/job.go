@@ -37,6 +37,9 @@ type job struct {
 	discard func()
 	// done records the outcome and logs it, under Server.mu.
 	done func(o jobOutcome)
+	// started, if set, learns the child's pid (under Server.mu, before
+	// install or discard can run).
+	started func(pid int)
 }
 
 // jobOutcome is how a job ended, as Redis's done handlers see it.
@@ -55,16 +58,20 @@ func (o jobOutcome) ok() bool { return o.signal == 0 && o.exitCode == 0 && o.err
 // not count it as a failure.
 func (o jobOutcome) killedOnPurpose() bool { return o.signal == sigUSR1 }
 
-// startJob starts j's child on path, fed by j.sn, and takes the slot
-// (under mu). On error the snapshot is aborted and the slot stays free.
-func (s *Server) startJob(j *job, path, startedMsg string) error {
-	cp, err := s.spawnChild(path, j.sn.out, startedMsg)
+// startJob starts j's child writing path (then renamed final, if set; see
+// spawnChild), fed by j.sn, and takes the slot (under mu). On error the
+// snapshot is aborted and the slot stays free.
+func (s *Server) startJob(j *job, path, final, startedMsg string) error {
+	cp, err := s.spawnChild(path, final, j.sn.out, startedMsg)
 	if err != nil {
 		j.sn.abort(err)
 		go s.runWalker(j.sn) // restores the mark bits
 		return err
 	}
 	j.cp = cp
+	if j.started != nil {
+		j.started(cp.proc.Pid)
+	}
 	s.persist.job = j
 	go s.runWalker(j.sn)
 	s.children.Add(1)

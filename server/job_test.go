@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The background-job lifecycle as Redis's persistence tests use it (aofrw.tcl,
@@ -34,6 +35,9 @@ func startJobTarget(t *testing.T, kind string, args ...string) *jobTarget {
 		return &jobTarget{kind: kind, addr: ts.addr, dir: ts.dir, pid: os.Getpid(), logs: ts.logs.String}
 	}
 	rr := startRealRedis(t, args...)
+	// Redis's children outlive a killed parent: stop a job left running
+	// before the directory is removed (cleanups run last-in first-out).
+	t.Cleanup(func() { killChildren(rr.cmd.Process.Pid) })
 	return &jobTarget{kind: kind, addr: rr.addr, dir: rr.dir, pid: rr.cmd.Process.Pid, logs: func() string {
 		b, _ := os.ReadFile(filepath.Join(rr.dir, "redis.log"))
 		return string(b)
@@ -58,6 +62,40 @@ func (jt *jobTarget) childPid(t *testing.T) int {
 	}
 	t.Fatalf("%s: no child process right after the job started", jt.kind)
 	return 0
+}
+
+// killChildren kills pid's children with -9 and waits until each is dead
+// (a zombie or gone): none writes into the test's directory any more.
+func killChildren(pid int) {
+	out, _ := exec.Command("pgrep", "-P", strconv.Itoa(pid)).Output()
+	for _, f := range strings.Fields(string(out)) {
+		exec.Command("kill", "-9", f).Run()
+		deadline := time.Now().Add(5 * time.Second)
+		for time.Now().Before(deadline) {
+			st, err := os.ReadFile("/proc/" + f + "/stat")
+			if err != nil || strings.Contains(string(st), ") Z ") {
+				break
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+}
+
+// waitTempFile waits for the running child's temp file, named after its
+// pid as Redis names it (prefix "temp-" or "temp-rewriteaof-bg-").
+func (jt *jobTarget) waitTempFile(t *testing.T, prefix, suffix string) {
+	t.Helper()
+	name := filepath.Join(jt.dir, prefix+strconv.Itoa(jt.childPid(t))+suffix)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, err := os.Stat(name); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: %s never appeared; temp files: %v", jt.kind, name, tempFiles(jt))
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 func (jt *jobTarget) kill9Child(t *testing.T) {
@@ -137,6 +175,7 @@ func TestJobBGSAVEKilledFreesSlot(t *testing.T) {
 		c := dial(t, jt.addr)
 		fillKeys(c, 200)
 		expectReply(t, jt, c, "+Background saving started\r\n", "BGSAVE")
+		jt.waitTempFile(t, "temp-", ".rdb")
 		jt.kill9Child(t)
 		waitInfo(t, c, "rdb_bgsave_in_progress", "0")
 		expectInfo(t, jt, c, "rdb_last_bgsave_status", "err")
@@ -152,6 +191,7 @@ func TestJobBGSAVEKilledFreesSlot(t *testing.T) {
 		waitInfo(t, c, "rdb_bgsave_in_progress", "0")
 		expectReply(t, jt, c, "+Background append only file rewriting started\r\n", "BGREWRITEAOF")
 		expectInfo(t, jt, c, "aof_rewrite_in_progress", "1")
+		jt.waitTempFile(t, "temp-rewriteaof-", ".aof")
 		jt.kill9Child(t)
 		waitInfo(t, c, "aof_rewrite_in_progress", "0")
 		expectInfo(t, jt, c, "aof_last_bgrewrite_status", "err")
@@ -171,6 +211,7 @@ func TestJobRewriteKilledFreesSlot(t *testing.T) {
 		fillKeys(c, 200)
 		for i := 1; i <= 2; i++ {
 			expectReply(t, jt, c, "+Background append only file rewriting started\r\n", "BGREWRITEAOF")
+			jt.waitTempFile(t, "temp-rewriteaof-", ".aof")
 			jt.kill9Child(t)
 			waitInfo(t, c, "aof_rewrite_in_progress", "0")
 			expectInfo(t, jt, c, "aof_last_bgrewrite_status", "err")

@@ -9,8 +9,8 @@ import (
 // BGSAVE and BGREWRITEAOF exec os.Executable() with ChildFlag, which in
 // tests is this binary.
 func TestMain(m *testing.M) {
-	if len(os.Args) == 3 && os.Args[1] == ChildFlag {
-		os.Exit(RunSnapshotWriter(os.Args[2]))
+	if code, ok := RunChild(os.Args[1:]); ok {
+		os.Exit(code)
 	}
 	os.Exit(m.Run())
 }

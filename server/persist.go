@@ -405,18 +405,16 @@ func (s *Server) bgsave() error {
 	}
 	sn := s.startSnapshot(false)
 	s.persist.rdbSaves++
-	// The child writes the temp file; we learn its pid only once it runs,
-	// so the name comes from our own pid and a counter.
-	tmpPath := absPath(s.cfg.Dir, fmt.Sprintf("temp-bg-%d-%d.rdb", os.Getpid(), time.Now().UnixNano()))
 	dirtyAtStart := s.dirty
 	j := &job{kind: jobRDB, sn: sn}
+	// The child writes temp-<its pid>.rdb, as Redis's.
 	j.install = func() error {
-		if err := fsx.OS().Rename(tmpPath, s.dumpPath()); err != nil {
+		if err := fsx.OS().Rename(j.cp.path, s.dumpPath()); err != nil {
 			return err
 		}
 		return fsx.OS().SyncDir(filepath.Dir(s.dumpPath()))
 	}
-	j.discard = func() { os.Remove(tmpPath) }
+	j.discard = func() { os.Remove(j.cp.path) }
 	j.done = func(o jobOutcome) {
 		p := &s.persist
 		p.lastBgsaveTime = int64(time.Since(j.cp.start).Seconds())
@@ -443,7 +441,7 @@ func (s *Server) bgsave() error {
 			p.lastBgsaveOK = false
 		}
 	}
-	if err := s.startJob(j, tmpPath, "Background saving started"); err != nil {
+	if err := s.startJob(j, absPath(s.cfg.Dir, "temp-"+pidPlaceholder+".rdb"), "", "Background saving started"); err != nil {
 		s.persist.lastBgsaveOK = false
 		s.log.Warn().Msgf("Can't save in background: fork: %s", errnoText(err))
 		return err
@@ -490,6 +488,7 @@ func (s *Server) startRewrite() error {
 		return rw.Install(s.cfg.AOFUseRDBPreamble)
 	}
 	j.discard = func() { rw.Abort(errSnapshotAborted) }
+	j.started = rw.SetChildPid
 	j.done = func(o jobOutcome) {
 		if s.aof == a {
 			a.SetChildActive(false)
@@ -497,7 +496,8 @@ func (s *Server) startRewrite() error {
 		waiting := s.aof == a && a.Waiting()
 		s.rewriteDone(j, o, waiting)
 	}
-	if err := s.startJob(j, rw.TempBasePath(), "Background append only file rewriting started"); err != nil {
+	tmp := filepath.Join(s.cfg.Dir, "temp-rewriteaof-"+pidPlaceholder+".aof")
+	if err := s.startJob(j, tmp, rw.TempBaseTemplate(pidPlaceholder), "Background append only file rewriting started"); err != nil {
 		rw.Abort(err)
 		s.persist.lastRewriteOK = false
 		s.log.Warn().Msgf("Can't rewrite append only file in background: fork: %s", errnoText(err))

@@ -54,8 +54,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if code, ok := dispatchCheck(os.Args[0], args, stdin, stdout, stderr); ok {
 		return code
 	}
-	if len(args) == 2 && args[0] == server.ChildFlag {
-		return server.RunSnapshotWriter(args[1])
+	if code, ok := server.RunChild(args); ok {
+		return code
 	}
 	if len(args) == 1 {
 		switch args[0] {
