@@ -87,6 +87,9 @@ type Config struct {
 	Pidfile            string
 	Daemonize          bool
 	EnableDebugCommand string // "no" | "yes" | "local"
+	// SanitizeDumpPayload is "no" | "yes" | "clients": when RESTORE (and
+	// loading) runs Redis's deep payload checks.
+	SanitizeDumpPayload string
 	// LogFormat is aofserver's own log-format directive: "redis" | "json".
 	LogFormat string
 

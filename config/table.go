@@ -154,7 +154,7 @@ var directives = []directive{
 	enumD("appendfsync", "", mod, enumFsync, "everysec", func(c *Config) any { return &c.AppendFsync }),
 	enumD("oom-score-adj", "", mod, enumOOM, "no", nil),
 	enumD("acl-pubsub-default", "", mod, enumPubsubDefault, "resetchannels", nil),
-	enumD("sanitize-dump-payload", "", mod, enumSanitize, "no", nil),
+	enumD("sanitize-dump-payload", "", mod, enumSanitize, "no", func(c *Config) any { return &c.SanitizeDumpPayload }),
 	enumD("enable-protected-configs", "", immu, enumProtected, "no", func(c *Config) any { return &c.EnableProtectedConfigs }),
 	enumD("enable-debug-command", "", immu, enumProtected, "no", func(c *Config) any { return &c.EnableDebugCommand }),
 	enumD("enable-module-command", "", immu, enumProtected, "no", nil),

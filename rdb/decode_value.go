@@ -6,25 +6,40 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"unsafe"
 )
 
 // maxPrealloc caps slices sized from a count read from the input.
 const maxPrealloc = 1024
 
-var (
-	errOddPairs   = errors.New("odd number of elements in a pair encoding")
-	errBadScore   = errors.New("invalid sorted set score")
-	errBadNode    = errors.New("unknown quicklist node container")
-	errUnknownTyp = errors.New("unknown RDB object type")
-)
+var errUnknownTyp = errors.New("unknown RDB object type")
 
 func formatInt(v int64) []byte { return strconv.AppendInt(make([]byte, 0, 20), v, 10) }
 
 func capHint(n uint64) int { return int(min(n, maxPrealloc)) }
 
 // readObject reads a value of RDB type t. It returns nil for an empty
-// collection, which the caller skips.
+// collection, which the caller skips. Besides the structure of each
+// encoding it refuses what Redis's rdbLoadObject refuses: repeated set and
+// sorted-set members and hash fields, NaN scores. Where Redis looks for
+// repeats only when sanitizing (a hash or sorted set that stays a
+// listpack), the decoder does so only when d.deep is set or it has no
+// limits to tell the encoding Redis ends up with.
 func (d *decoder) readObject(t byte, typeOff int64) (*Value, error) {
+	v, err := d.readValue(t, typeOff)
+	if v != nil {
+		v.Type = t
+		if err == nil {
+			err = d.checkRepeats(v)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+func (d *decoder) readValue(t byte, typeOff int64) (*Value, error) {
 	switch t {
 	case typeString:
 		s, err := d.readString()
@@ -75,6 +90,9 @@ func (d *decoder) readObject(t byte, typeOff int64) (*Value, error) {
 			} else if score, err = d.readASCIIDouble(); err != nil {
 				return nil, err
 			}
+			if math.IsNaN(score) {
+				return nil, d.corrupt(errZsetNaN)
+			}
 			zs = append(zs, ZMember{Member: m, Score: score})
 		}
 		if len(zs) == 0 {
@@ -117,12 +135,15 @@ func (d *decoder) readObject(t byte, typeOff int64) (*Value, error) {
 					return nil, err
 				}
 				if container != quicklistPlain && container != quicklistPacked {
-					return nil, d.corrupt(fmt.Errorf("%w %d", errBadNode, container))
+					return nil, d.corrupt(fmt.Errorf("%w (node container %d)", errQuicklist, container))
 				}
 			}
 			blob, err := d.readString()
 			if err != nil {
 				return nil, err
+			}
+			if len(blob) == 0 { // Redis refuses an empty node string, plain or packed
+				return nil, d.corrupt(errQLEmptyNode)
 			}
 			if container == quicklistPlain {
 				list = append(list, blob)
@@ -130,12 +151,11 @@ func (d *decoder) readObject(t byte, typeOff int64) (*Value, error) {
 			}
 			var items [][]byte
 			if t == typeListQuicklist {
-				items, err = ziplistStrings(blob)
-			} else {
-				items, err = lpStrings(blob, 0)
-			}
-			if err != nil {
-				return nil, d.corrupt(err)
+				if items, err = ziplistStrings(blob); err != nil {
+					return nil, d.corrupt(fmt.Errorf("%w (%w)", errQLZiplist, err))
+				}
+			} else if items, err = lpStrings(blob, 0); err != nil {
+				return nil, d.corrupt(fmt.Errorf("%w (%w)", errQLListpack, err))
 			}
 			list = append(list, items...) // empty nodes are skipped, like Redis
 		}
@@ -168,16 +188,97 @@ func (d *decoder) readObject(t byte, typeOff int64) (*Value, error) {
 	return nil, &CorruptionError{Offset: typeOff, Key: d.key, Err: fmt.Errorf("%w %d", errUnknownTyp, t)}
 }
 
+// checkRepeats refuses repeated members and fields where Redis's loader
+// does (see readObject).
+func (d *decoder) checkRepeats(v *Value) error {
+	switch v.Kind {
+	case KindSet:
+		if v.Type == typeSetIntset { // intsetStrings checked the order
+			return nil
+		}
+		if hasRepeat(len(v.Set), func(i int) []byte { return v.Set[i] }) {
+			return d.corrupt(errDupSet)
+		}
+	case KindZSet:
+		if !d.deep && v.Type == typeZSetListpack && d.staysListpack(v) {
+			return nil
+		}
+		if hasRepeat(len(v.ZSet), func(i int) []byte { return v.ZSet[i].Member }) {
+			switch v.Type {
+			case typeZSetZiplist:
+				return d.corrupt(errZsetZiplist)
+			case typeZSetListpack:
+				return d.corrupt(errZsetListpack)
+			}
+			return d.corrupt(errDupZset)
+		}
+	case KindHash:
+		// zipmaps and ziplists are always checked: Redis converts them.
+		if !d.deep && (v.Type == typeHash || v.Type == typeHashListpack) && d.staysListpack(v) {
+			return nil
+		}
+		if hasRepeat(len(v.Hash), func(i int) []byte { return v.Hash[i][0] }) {
+			switch v.Type {
+			case typeHashZipmap:
+				return d.corrupt(errZipmapDup)
+			case typeHashZiplist:
+				return d.corrupt(errHashZiplist)
+			case typeHashListpack:
+				return d.corrupt(errHashListpack)
+			}
+			if d.deep && d.staysListpack(v) {
+				return d.corrupt(errDupHashDeep)
+			}
+			return d.corrupt(errDupHash)
+		}
+	}
+	return nil
+}
+
+// staysListpack reports whether Redis keeps v as a listpack under the
+// decoder's limits; without limits it cannot tell and says no.
+func (d *decoder) staysListpack(v *Value) bool {
+	return d.lim != nil && LoadedEncoding(v, *d.lim) == EncListpack
+}
+
+// hasRepeat reports whether two of the n byte strings at(i) are equal.
+func hasRepeat(n int, at func(int) []byte) bool {
+	if n < 2 {
+		return false
+	}
+	if n <= 8 { // no map for the common small collections
+		for i := 1; i < n; i++ {
+			for j := 0; j < i; j++ {
+				if string(at(i)) == string(at(j)) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	seen := make(map[string]struct{}, n)
+	for i := 0; i < n; i++ {
+		b := at(i)
+		k := unsafe.String(unsafe.SliceData(b), len(b)) // b outlives seen
+		if _, ok := seen[k]; ok {
+			return true
+		}
+		seen[k] = struct{}{}
+	}
+	return false
+}
+
 // decodeBlob turns a single-string encoding (zipmap, ziplist, intset,
-// listpack) into a Value; nil for an empty one.
+// listpack) into a Value; nil for an empty one. Errors carry Redis's
+// message for the encoding, with our detail.
 func decodeBlob(t byte, blob []byte) (*Value, error) {
 	var items [][]byte
 	var err error
 	switch t {
 	case typeHashZipmap:
 		pairs, err := zipmapPairs(blob)
-		if err != nil || len(pairs) == 0 {
-			return nil, err
+		if err != nil {
+			return nil, fmt.Errorf("%w (%w)", errZipmap, err)
 		}
 		return &Value{Kind: KindHash, Encoding: EncListpack, Hash: pairs}, nil
 	case typeSetIntset:
@@ -190,8 +291,13 @@ func decodeBlob(t byte, blob []byte) (*Value, error) {
 	default:
 		items, err = lpStrings(blob, 0)
 	}
+	if err == nil && len(items)%2 != 0 && t != typeListZiplist {
+		err = errOddPairs
+	}
 	if err != nil {
-		return nil, err
+		cause := map[byte]error{typeListZiplist: errListZiplist, typeZSetZiplist: errZsetZiplist,
+			typeHashZiplist: errHashZiplist, typeZSetListpack: errZsetListpack, typeHashListpack: errHashListpack}[t]
+		return nil, fmt.Errorf("%w (%w)", cause, err)
 	}
 	if len(items) == 0 {
 		return nil, nil
@@ -200,22 +306,19 @@ func decodeBlob(t byte, blob []byte) (*Value, error) {
 	case typeListZiplist:
 		return &Value{Kind: KindList, Encoding: EncQuicklist, List: items}, nil
 	case typeZSetZiplist, typeZSetListpack:
-		if len(items)%2 != 0 {
-			return nil, errOddPairs
-		}
 		zs := make([]ZMember, 0, len(items)/2)
 		for i := 0; i < len(items); i += 2 {
 			f, ok := parseScore(items[i+1])
 			if !ok {
 				return nil, errBadScore
 			}
+			if math.IsNaN(f) {
+				return nil, errZsetNaN
+			}
 			zs = append(zs, ZMember{Member: items[i], Score: f})
 		}
 		return &Value{Kind: KindZSet, Encoding: EncListpack, ZSet: zs}, nil
 	default: // hash ziplist / listpack
-		if len(items)%2 != 0 {
-			return nil, errOddPairs
-		}
 		h := make([][2][]byte, 0, len(items)/2)
 		for i := 0; i < len(items); i += 2 {
 			h = append(h, [2][]byte{items[i], items[i+1]})

@@ -24,6 +24,10 @@ type Visitor interface {
 // DecodeOptions tune Decode.
 type DecodeOptions struct {
 	MaxDatabases int // 0 = no check; otherwise SELECTDB >= MaxDatabases is an error
+	// Deep and Limits are as in PayloadOptions: Redis sanitizes a file it
+	// loads only under sanitize-dump-payload yes.
+	Deep   bool
+	Limits *Limits
 }
 
 // byteSource is what the decoder reads from: a *bufio.Reader for files, a
@@ -42,6 +46,9 @@ type decoder struct {
 	crc uint64
 	ver int
 	key string // key being read, for error context
+
+	deep bool    // sanitize-dump-payload's deep checks (see readObject)
+	lim  *Limits // the loading server's encoding limits; nil = unknown
 }
 
 func (d *decoder) corrupt(err error) error {
@@ -202,7 +209,7 @@ func (d *decoder) readStringEncoded(n uint64) ([]byte, error) {
 // checksum (version >= 5), so the caller can keep reading an AOF RESP tail
 // from the same bufio.Reader. n is the number of bytes consumed.
 func Decode(r *bufio.Reader, v Visitor, opt DecodeOptions) (n int64, err error) {
-	d := &decoder{src: r}
+	d := &decoder{src: r, deep: opt.Deep, lim: opt.Limits}
 	err = d.run(v, opt)
 	return d.off, err
 }

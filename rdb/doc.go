@@ -31,9 +31,14 @@
 // returns an *UnsupportedTypeError naming the first of them (Keys lists
 // all). Module v1 values and types from later RDB versions stop the decode
 // at once. Empty collections are skipped, as Redis does (an empty stream
-// is a value, not an empty collection). Duplicate keys,
-// set members or hash fields are not detected here; the caller's inserts
-// see them. Malformed input gives *CorruptionError (errors.Is
+// is a value, not an empty collection). Duplicate keys are not detected
+// here (the caller's inserts see them); repeated set or sorted-set members
+// and hash fields, and NaN scores, are refused as Redis's loader refuses
+// them: repeats inside a hash or sorted set that stays a listpack only
+// with DecodeOptions.Deep (sanitize-dump-payload), or when no Limits are
+// given. Ziplists, zipmaps and listpacks are validated as Redis's
+// *ValidateIntegrity functions do with deep set, whatever Deep says: a
+// value that fails them cannot be held faithfully. Malformed input gives *CorruptionError (errors.Is
 // ErrCorrupt) with the byte offset; truncated input also matches
 // io.ErrUnexpectedEOF. Lengths read from the input never cause an
 // allocation larger than the bytes that actually arrived (plus a fixed

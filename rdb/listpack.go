@@ -2,7 +2,7 @@ package rdb
 
 import (
 	"encoding/binary"
-	"errors"
+	"math"
 	"strconv"
 )
 
@@ -114,95 +114,100 @@ func backlenSize(l int) int {
 	return 5
 }
 
-var (
-	errLPHeader  = errors.New("listpack header does not match blob size")
-	errLPEntry   = errors.New("listpack entry is malformed")
-	errLPCount   = errors.New("listpack element count does not match header")
-	errLPBacklen = errors.New("listpack backlen is wrong")
-)
-
-// lpEach validates the listpack p and calls fn for every element, as a
-// string (a sub-slice of p, valid while p is) or as an integer.
+// lpEach validates the listpack p as Redis's lpValidateIntegrity does
+// with deep set (header size and terminator, then every entry through
+// lpValidateNext: a known encoding, bounds, a backlen that decodes to the
+// entry's size, and the header's count) and calls fn for every element, as
+// a string (a sub-slice of p, valid while p is) or as an integer.
 func lpEach(p []byte, fn func(s []byte, v int64, isInt bool) error) (int, error) {
-	if len(p) < lpEmptySize || int(binary.LittleEndian.Uint32(p)) != len(p) || p[len(p)-1] != lpEnd {
+	if len(p) < lpEmptySize || uint64(binary.LittleEndian.Uint32(p)) != uint64(len(p)) || p[len(p)-1] != lpEnd {
 		return 0, errLPHeader
 	}
 	hdrCount := int(binary.LittleEndian.Uint16(p[4:]))
 	pos := lpHeaderSize
 	end := len(p) - 1
 	n := 0
-	for pos < end {
+	for p[pos] != lpEnd {
 		b := p[pos]
-		var hdr, dlen int
+		var hdr int    // encoding bytes
+		var dlen int64 // string bytes after them
 		var v int64
 		isInt := true
 		switch {
 		case b&0x80 == 0:
 			hdr, v = 1, int64(b)
 		case b&0xC0 == 0x80:
-			hdr, dlen, isInt = 1, int(b&0x3F), false
+			hdr, dlen, isInt = 1, int64(b&0x3F), false
 		case b&0xE0 == 0xC0:
-			if pos+2 > end {
-				return n, errLPEntry
-			}
-			u := int64(b&0x1F)<<8 | int64(p[pos+1])
-			if u >= 1<<12 {
-				u -= 1 << 13
-			}
-			hdr, v = 2, u
+			hdr = 2
 		case b&0xF0 == 0xE0:
-			if pos+2 > end {
-				return n, errLPEntry
-			}
-			hdr, dlen, isInt = 2, int(b&0x0F)<<8|int(p[pos+1]), false
+			hdr, isInt = 2, false
 		case b == 0xF0:
-			if pos+5 > end {
-				return n, errLPEntry
-			}
-			l := binary.LittleEndian.Uint32(p[pos+1:])
-			if uint64(l) > uint64(end-pos) {
-				return n, errLPEntry
-			}
-			hdr, dlen, isInt = 5, int(l), false
+			hdr, isInt = 5, false
 		case b >= 0xF1 && b <= 0xF4:
-			w := [...]int{2, 3, 4, 8}[b-0xF1]
-			if pos+1+w > end {
-				return n, errLPEntry
-			}
-			d := p[pos+1 : pos+1+w]
-			switch w {
-			case 2:
+			hdr = 1 + [...]int{2, 3, 4, 8}[b-0xF1]
+		default:
+			return n, errLPEntry
+		}
+		// lpCurrentEncodedSizeBytes: the length part of the encoding must be
+		// inside the listpack before it is read.
+		lenBytes := 1
+		if !isInt && hdr > 1 {
+			lenBytes = hdr
+		}
+		if pos+lenBytes > end {
+			return n, errLPEntry
+		}
+		switch {
+		case !isInt && hdr == 2:
+			dlen = int64(b&0x0F)<<8 | int64(p[pos+1])
+		case !isInt && hdr == 5:
+			dlen = int64(binary.LittleEndian.Uint32(p[pos+1:]))
+		}
+		elen := int64(hdr) + dlen
+		bl := int64(backlenSize(int(min(elen, 1<<40))))
+		if int64(pos)+elen+bl > int64(end) {
+			return n, errLPEntry
+		}
+		next := pos + int(elen+bl)
+		if lpDecodeBacklen(p, next-1) != uint64(elen) {
+			return n, errLPBacklen
+		}
+		if isInt {
+			d := p[pos+1 : pos+hdr]
+			switch {
+			case hdr == 1:
+			case hdr == 2:
+				u := int64(b&0x1F)<<8 | int64(d[0])
+				if u >= 1<<12 {
+					u -= 1 << 13
+				}
+				v = u
+			case hdr == 3:
 				v = int64(int16(binary.LittleEndian.Uint16(d)))
-			case 3:
+			case hdr == 4:
 				v = int64(int32((uint32(d[0])|uint32(d[1])<<8|uint32(d[2])<<16)<<8) >> 8)
-			case 4:
+			case hdr == 5:
 				v = int64(int32(binary.LittleEndian.Uint32(d)))
 			default:
 				v = int64(binary.LittleEndian.Uint64(d))
 			}
-			hdr = 1 + w
-		default:
-			return n, errLPEntry
-		}
-		elen := hdr + dlen
-		bl := backlenSize(elen)
-		if pos+elen+bl > end {
-			return n, errLPEntry
-		}
-		if !backlenMatches(p[pos+elen:pos+elen+bl], elen) {
-			return n, errLPBacklen
 		}
 		var err error
 		if isInt {
 			err = fn(nil, v, true)
 		} else {
-			err = fn(p[pos+hdr:pos+elen:pos+elen], 0, false)
+			s := p[pos+hdr : pos+int(elen) : pos+int(elen)]
+			err = fn(s, 0, false)
 		}
 		if err != nil {
 			return n, err
 		}
 		n++
-		pos += elen + bl
+		pos = next
+	}
+	if pos != end {
+		return n, errLPEntry
 	}
 	if hdrCount != 65535 && hdrCount != n {
 		return n, errLPCount
@@ -210,10 +215,22 @@ func lpEach(p []byte, fn func(s []byte, v int64, isInt bool) error) (int, error)
 	return n, nil
 }
 
-func backlenMatches(b []byte, l int) bool {
-	var tmp [5]byte
-	enc := appendBacklen(tmp[:0], l)
-	return string(enc) == string(b)
+// lpDecodeBacklen is Redis's lpDecodeBacklen: the entry size stored in the
+// backlen that ends at p[i], read backwards; all ones when it runs over
+// five bytes.
+func lpDecodeBacklen(p []byte, i int) uint64 {
+	var val, shift uint64
+	for {
+		val |= uint64(p[i]&127) << shift
+		if p[i]&128 == 0 {
+			return val
+		}
+		shift += 7
+		i--
+		if shift > 28 || i < 0 {
+			return math.MaxUint64
+		}
+	}
 }
 
 // lpStrings returns every element of p as a byte string; integers are

@@ -74,6 +74,7 @@ type ZMember struct {
 type Value struct {
 	Kind     Kind
 	Encoding Encoding    // decoder sets it from the type byte found in the file (EncAuto for strings)
+	Type     byte        // RDB type byte the decoder read; the encoder ignores it
 	Str      []byte      // KindString
 	List     [][]byte    // KindList, in order
 	Set      [][]byte    // KindSet
@@ -239,6 +240,10 @@ func LoadedEncoding(v *Value, l Limits) Encoding {
 		}
 		return PickEncoding(v, l)
 	case KindHash:
+		if v.Type == typeHashZipmap {
+			// Converted to a listpack first, then checked on both limits.
+			return PickEncoding(v, l)
+		}
 		if v.Encoding == EncListpack {
 			if len(v.Hash) > l.HashMaxListpackEntries {
 				return EncHashtable

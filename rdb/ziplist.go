@@ -2,7 +2,6 @@ package rdb
 
 import (
 	"encoding/binary"
-	"errors"
 	"strconv"
 )
 
@@ -17,83 +16,92 @@ import (
 //	zipmap:  <zmlen u8> (<len> key <len> <free u8> value <free bytes>)... FF
 //	         <len> is 1 byte < 254, or FE + u32 LE
 
-var (
-	errZiplist = errors.New("ziplist is malformed")
-	errZipmap  = errors.New("zipmap is malformed")
-)
-
 const zlHeaderSize = 10
 
-// ziplistStrings validates p and returns its entries as byte strings.
+// ziplistStrings validates p as Redis's ziplistValidateIntegrity does with
+// deep set (Redis always validates ziplists deeply, since it converts them
+// while loading): the header's size, tail offset and count, every entry's
+// encoding and bounds, and every prevlen against the entry before it. It
+// returns the entries as byte strings.
 func ziplistStrings(p []byte) ([][]byte, error) {
-	if len(p) < zlHeaderSize+1 || int(binary.LittleEndian.Uint32(p)) != len(p) || p[len(p)-1] != 0xFF {
-		return nil, errZiplist
+	size := len(p)
+	if size < zlHeaderSize+1 || uint64(binary.LittleEndian.Uint32(p)) != uint64(size) || p[size-1] != 0xFF {
+		return nil, errZiplistHeader
+	}
+	tail := int64(binary.LittleEndian.Uint32(p[4:]))
+	if tail > int64(size-1) {
+		return nil, errZiplistHeader
 	}
 	hdrCount := int(binary.LittleEndian.Uint16(p[8:]))
-	end := len(p) - 1
-	pos := zlHeaderSize
+	last := size - 1 // the end byte: no entry may reach past it
+	pos, prevRaw, prevPos := zlHeaderSize, 0, -1
 	var out [][]byte
-	for pos < end {
-		// prevlen
-		if p[pos] == 0xFE {
-			pos += 5
-		} else {
-			pos++
+	for p[pos] != 0xFF {
+		plSize := 1
+		if p[pos] >= 254 {
+			plSize = 5
 		}
-		if pos >= end {
-			return nil, errZiplist
+		if pos+plSize > last {
+			return nil, errZiplistEntry
 		}
-		b := p[pos]
-		pos++
-		var s []byte
-		var n int
+		prevLen := int64(p[pos])
+		if plSize == 5 {
+			prevLen = int64(binary.LittleEndian.Uint32(p[pos+1:]))
+		}
+		ep := pos + plSize // encoding byte
+		enc := p[ep]
+		var lenSize, n int // header bytes of the encoding, data bytes
 		isInt := false
 		var v int64
-		switch b >> 6 {
-		case 0:
-			n = int(b & 0x3F)
-		case 1:
-			if pos >= end {
-				return nil, errZiplist
-			}
-			n = int(b&0x3F)<<8 | int(p[pos])
-			pos++
-		case 2:
-			if pos+4 > end {
-				return nil, errZiplist
-			}
-			l := binary.BigEndian.Uint32(p[pos:])
-			if uint64(l) > uint64(end-pos) {
-				return nil, errZiplist
-			}
-			n = int(l)
-			pos += 4
-		default:
-			isInt = true
-			var w int
-			switch b {
-			case 0xC0:
-				w = 2
-			case 0xD0:
-				w = 4
-			case 0xE0:
-				w = 8
-			case 0xF0:
-				w = 3
-			case 0xFE:
-				w = 1
+		switch {
+		case enc < 0xC0:
+			switch enc & 0xC0 {
+			case 0x00:
+				lenSize, n = 1, int(enc&0x3F)
+			case 0x40:
+				lenSize = 2
 			default:
-				if b >= 0xF1 && b <= 0xFD {
-					v = int64(b&0x0F) - 1
-				} else {
-					return nil, errZiplist
+				lenSize = 5
+			}
+			if ep+lenSize > last {
+				return nil, errZiplistEntry
+			}
+			switch lenSize {
+			case 2:
+				n = int(enc&0x3F)<<8 | int(p[ep+1])
+			case 5:
+				n = int(binary.BigEndian.Uint32(p[ep+1:]))
+			}
+		default:
+			isInt, lenSize = true, 1
+			switch enc {
+			case 0xC0:
+				n = 2
+			case 0xD0:
+				n = 4
+			case 0xE0:
+				n = 8
+			case 0xF0:
+				n = 3
+			case 0xFE:
+				n = 1
+			default:
+				if enc < 0xF1 || enc > 0xFD {
+					return nil, errZiplistEntry
 				}
+				v = int64(enc&0x0F) - 1
 			}
-			if pos+w > end {
-				return nil, errZiplist
-			}
-			d := p[pos : pos+w]
-			switch w {
+		}
+		data := ep + lenSize
+		if int64(data)+int64(n) > int64(last) {
+			return nil, errZiplistEntry
+		}
+		if prevLen != int64(prevRaw) {
+			return nil, errZiplistPrevlen
+		}
+		d := p[data : data+n : data+n]
+		if isInt {
+			switch n {
 			case 1:
 				v = int64(int8(d[0]))
 			case 2:
@@ -105,74 +113,74 @@ func ziplistStrings(p []byte) ([][]byte, error) {
 			case 8:
 				v = int64(binary.LittleEndian.Uint64(d))
 			}
-			pos += w
+			d = strconv.AppendInt(nil, v, 10)
 		}
-		if isInt {
-			s = strconv.AppendInt(nil, v, 10)
-		} else {
-			if pos+n > end {
-				return nil, errZiplist
-			}
-			s = p[pos : pos+n : pos+n]
-			pos += n
-		}
-		out = append(out, s)
+		out = append(out, d)
+		prevRaw = data + n - pos
+		prevPos = pos
+		pos = data + n
+	}
+	if pos != last {
+		return nil, errZiplistEntry
+	}
+	if prevPos >= 0 && int64(prevPos) != tail {
+		return nil, errZiplistTail
 	}
 	if hdrCount != 65535 && hdrCount != len(out) {
-		return nil, errZiplist
+		return nil, errZiplistCount
 	}
 	return out, nil
 }
 
-// zipmapPairs validates a zipmap and returns its key/value pairs.
+// zipmapPairs validates a zipmap as zipmapValidateIntegrity does with deep
+// set (Redis always does: it converts zipmaps on load) and returns its
+// field/value pairs. An empty zipmap is refused, as Redis does.
 func zipmapPairs(p []byte) ([][2][]byte, error) {
-	if len(p) < 2 || p[len(p)-1] != 0xFF {
-		return nil, errZipmap
+	size := len(p)
+	if size < 2 || p[size-1] != 0xFF {
+		return nil, errZipmapBad
 	}
-	end := len(p) - 1
+	last := size - 1
 	pos := 1
-	readLen := func() (int, bool) {
-		if pos >= end {
+	// readLen reads a length: one byte below 254, else a u32 LE after it.
+	readLen := func() (int64, bool) {
+		s := 1
+		if p[pos] >= 254 {
+			s = 5
+		}
+		if pos+s > last {
 			return 0, false
 		}
-		b := p[pos]
-		switch {
-		case b < 254:
-			pos++
-			return int(b), true
-		case b == 254:
-			if pos+5 > end {
-				return 0, false
-			}
-			l := binary.LittleEndian.Uint32(p[pos+1:])
-			pos += 5
-			if uint64(l) > uint64(end-pos) {
-				return 0, false
-			}
-			return int(l), true
+		l := int64(p[pos])
+		if s == 5 {
+			l = int64(binary.LittleEndian.Uint32(p[pos+1:]))
 		}
-		return 0, false
+		pos += s
+		return l, true
 	}
 	var out [][2][]byte
-	for pos < end {
+	for p[pos] != 0xFF {
 		kl, ok := readLen()
-		if !ok || pos+kl > end {
-			return nil, errZipmap
+		if !ok || int64(pos)+kl > int64(last) {
+			return nil, errZipmapBad
 		}
-		k := p[pos : pos+kl : pos+kl]
-		pos += kl
+		k := p[pos : pos+int(kl) : pos+int(kl)]
+		pos += int(kl)
 		vl, ok := readLen()
-		if !ok || pos+1 > end {
-			return nil, errZipmap
+		if !ok {
+			return nil, errZipmapBad
 		}
-		free := int(p[pos])
+		free := int64(p[pos])
 		pos++
-		if pos+vl+free > end {
-			return nil, errZipmap
+		if int64(pos)+vl+free > int64(last) {
+			return nil, errZipmapBad
 		}
-		v := p[pos : pos+vl : pos+vl]
-		pos += vl + free
+		v := p[pos : pos+int(vl) : pos+int(vl)]
+		pos += int(vl + free)
 		out = append(out, [2][]byte{k, v})
+	}
+	if len(out) == 0 || (p[0] != 254 && int(p[0]) != len(out)) {
+		return nil, errZipmapBad
 	}
 	return out, nil
 }

@@ -82,14 +82,15 @@ func restoreCommand(c *client, argv [][]byte) {
 		c.err("ERR Invalid TTL value, must be >= 0")
 		return
 	}
-	v, err := rdb.ParseDumpPayload(argv[3])
+	lim := serverLimits(s)
+	v, err := rdb.ParseDumpPayloadWith(argv[3], rdb.PayloadOptions{Deep: s.sanitizePayload(), Limits: &lim})
 	if err != nil {
-		if errors.Is(err, rdb.ErrDumpVersionOrChecksum) || errors.Is(err, rdb.ErrBadDataFormat) {
+		// Redis answers module values and types it does not know (RDB 11
+		// and later) with the same Bad data format.
+		if errors.Is(err, rdb.ErrDumpVersionOrChecksum) {
 			c.err(err.Error())
-		} else if ue, ok := err.(*rdb.UnsupportedTypeError); ok {
-			c.err("ERR Bad data format (" + ue.Name + " values are not supported by this server)")
 		} else {
-			c.err("ERR Bad data format")
+			c.err(rdb.ErrBadDataFormat.Error())
 		}
 		return
 	}
@@ -135,4 +136,18 @@ func restoreCommand(c *client, argv [][]byte) {
 		c.rewriteArgv(out...)
 	}
 	c.ok()
+}
+
+// sanitizePayload reports whether a RESTORE now gets Redis's deep payload
+// checks: always under sanitize-dump-payload yes; under clients, for
+// normal clients only, not while loading (the AOF's commands), as Redis's
+// rdbLoadObject decides.
+func (s *Server) sanitizePayload() bool {
+	switch s.cfg.SanitizeDumpPayload {
+	case "yes":
+		return true
+	case "clients":
+		return !s.loading
+	}
+	return false
 }

@@ -189,12 +189,10 @@ func hashFromRDB(v *rdb.Value, s *Server) *hashObj {
 		}
 		return h
 	}
+	// The decoder refused repeated fields except where Redis keeps them
+	// (a listpack loaded without sanitizing): keep them as Redis does.
 	h.lp = make([][2][]byte, 0, len(v.Hash))
 	for _, p := range v.Hash {
-		if i := h.lpIndex(p[0]); i >= 0 {
-			h.lp[i][1] = cloneBytes(p[1])
-			continue
-		}
 		h.lp = append(h.lp, [2][]byte{cloneBytes(p[0]), cloneBytes(p[1])})
 	}
 	return h

@@ -575,8 +575,7 @@ func (z *zsetObj) toRDB() *rdb.Value {
 }
 
 // zsetFromRDB builds a sorted set from a decoded value with the encoding
-// Redis 7.0's loader ends up with (rdb.LoadedEncoding). Duplicate members
-// keep the last score.
+// Redis 7.0's loader ends up with (rdb.LoadedEncoding).
 func zsetFromRDB(v *rdb.Value, s *Server) *zsetObj {
 	var z *zsetObj
 	if rdb.LoadedEncoding(v, serverLimits(s)) == rdb.EncSkiplist {
@@ -586,12 +585,13 @@ func zsetFromRDB(v *rdb.Value, s *Server) *zsetObj {
 		z.lp = make([]zEntry, 0, len(v.ZSet))
 	}
 	for _, m := range v.ZSet {
-		if math.IsNaN(m.Score) {
-			continue
-		}
-		if cur, ok := z.score(m.Member); ok {
-			z.setScore(m.Member, cur, m.Score)
-			continue
+		// The decoder refuses NaN scores and repeated members, except in a
+		// listpack loaded without sanitizing, which Redis keeps as it is.
+		if z.zsl != nil {
+			if cur, ok := z.score(m.Member); ok {
+				z.setScore(m.Member, cur, m.Score)
+				continue
+			}
 		}
 		z.insertRaw(cloneBytes(m.Member), m.Score)
 	}
