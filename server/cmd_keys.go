@@ -502,6 +502,9 @@ func flushallCommand(c *client, argv [][]byte) {
 	s.dirty += int64(n)
 	s.flushallSave()
 	s.dirty++
+	// The save above resets dirty: without this an empty FLUSHALL with
+	// save points would reach neither the AOF nor the log (as Redis).
+	s.forceProp = true
 	c.ok()
 }
 

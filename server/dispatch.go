@@ -161,6 +161,8 @@ func (s *Server) writeRefusal() string {
 // produced two or more, as Redis 7.0 does.
 func (s *Server) call(c *client, cmd *command, argv [][]byte) {
 	dirtyBefore := s.dirty
+	prevForce := s.forceProp
+	s.forceProp = false
 	prevArgv, prevPrevent, prevFailed := c.propArgv, c.preventProp, s.curCmdFailed
 	c.propArgv, c.preventProp, s.curCmdFailed = nil, false, false
 	s.execDepth++
@@ -182,7 +184,9 @@ func (s *Server) call(c *client, cmd *command, argv [][]byte) {
 		s.slowlog.maybeAdd(s, c, argv, dur)
 	}
 	s.latency.maybeAdd("command", dur, s.cfg.LatencyMonitorThreshold)
-	if s.dirty != dirtyBefore && cmd.flags&cmdNoPropagate == 0 && !c.preventProp && !s.loading && (s.aof != nil || s.collectProp) {
+	changed := s.dirty != dirtyBefore || s.forceProp
+	s.forceProp = prevForce
+	if changed && cmd.flags&cmdNoPropagate == 0 && !c.preventProp && !s.loading && (s.aof != nil || s.collectProp) {
 		pa := c.propArgv
 		if pa == nil {
 			pa = argv
