@@ -93,7 +93,6 @@ func (a *AOF) Load(l Loader, progress func(loaded, total int64)) (LoadStats, err
 	if m.Base != nil {
 		st.BaseSize = files[0].size
 	}
-	start := time.Now()
 	lt := a.knobsSnapshot().LoadTruncated
 	for i, f := range files {
 		last := i == len(files)-1
@@ -127,7 +126,8 @@ func (a *AOF) Load(l Loader, progress func(loaded, total int64)) (LoadStats, err
 			progress(st.Bytes, st.TotalSize)
 		}
 	}
-	a.log.Info().Msgf("DB loaded from append only file: %.3f seconds", time.Since(start).Seconds())
+	// "DB loaded from append only file" is the caller's (Redis's
+	// loadDataFromDisk logs it, DEBUG LOADAOF does not).
 	// As Redis: sizes as found at startup (before any truncation).
 	a.currentSize.Store(st.TotalSize)
 	a.baseSize.Store(st.BaseSize)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aofserver/aofserver/aof"
 	"github.com/aofserver/aofserver/rdb"
 )
 
@@ -166,7 +167,7 @@ func debugReload(c *client, argv [][]byte) {
 		c.err("ERR Error trying to load the RDB dump, check server logs.")
 		return
 	}
-	s.log.Info().Msg("DB reloaded by DEBUG RELOAD")
+	s.log.Warn().Msg("DB reloaded by DEBUG RELOAD")
 	c.ok()
 }
 
@@ -194,47 +195,61 @@ func (s *Server) reloadDumpRDB(merge bool) error {
 	defer f.Close()
 	s.setLoading(true)
 	defer s.setLoading(false)
-	s.persist.loadKeysLoaded, s.persist.loadKeysExpired = 0, 0
-	ld := &rdbLoader{s: s, now: s.nowMs()}
+	ld := s.newRDBLoader(false)
 	var v rdb.Visitor = ld
 	if merge {
 		v = mergeLoader{ld}
 	}
-	_, err = rdb.Decode(bufio.NewReaderSize(f, 1<<20), v, rdb.DecodeOptions{MaxDatabases: len(s.dbs)})
+	_, err = s.decodeRDB(bufio.NewReaderSize(f, 1<<20), v)
 	return err
 }
 
 // debugLoadAOF is DEBUG LOADAOF: write out the AOF buffer, empty the
-// dataset and replay the AOF files of the current manifest.
+// dataset and replay the AOF files of the manifest, serving other clients
+// -LOADING meanwhile. As Redis 7.0.15, the manifest on disk is read even
+// with appendonly no, and a load that fails (or finds no AOF at all) ends
+// the process with exit code 1, nothing more logged.
 func debugLoadAOF(c *client) {
 	s := c.srv
 	a := s.aof
-	if a == nil {
-		// Redis 7.0.15 crashes here (no manifest to load); refuse instead
-		// and keep the dataset.
-		c.err("ERR Error trying to load the AOF files, check server logs.")
-		return
-	}
-	// Everything fed so far must be in the files before they are read.
-	if err := a.Wait(a.Offset()); err != nil {
-		s.log.Warn().Msgf("DEBUG LOADAOF: flushing the AOF: %v", err)
-		c.err("ERR Error trying to load the AOF files, check server logs.")
-		return
+	if a != nil {
+		// Everything fed so far must be in the files before they are read.
+		if err := a.Wait(a.Offset()); err != nil {
+			s.log.Warn().Msgf("DEBUG LOADAOF: flushing the AOF: %v", err)
+			c.err("ERR Error trying to load the AOF files, check server logs.")
+			return
+		}
 	}
 	for _, db := range s.dbs {
 		s.emptyDB(db)
 	}
-	s.setLoading(true)
-	_, err := a.Load(&aofLoader{s: s, fake: s.newFakeClient()}, nil)
-	s.setLoading(false)
-	if err != nil {
-		s.log.Warn().Msgf("DEBUG LOADAOF: %v", err)
-		c.err("ERR Error trying to load the AOF files, check server logs.")
+	if a == nil {
+		// Read only: the AOF is neither started nor kept.
+		var err error
+		if a, err = aof.Open(s.aofOptions()); err != nil {
+			debugLoadAOFExit(c)
+			return
+		}
+	}
+	if !a.Exists() {
+		debugLoadAOFExit(c)
+		return
+	}
+	if err := s.loadAOF(a); err != nil {
+		debugLoadAOFExit(c)
 		return
 	}
 	s.dirty = 0 // as Redis: nothing to propagate or save
-	s.log.Info().Msg("Append Only File loaded by DEBUG LOADAOF")
+	s.log.Warn().Msg("Append Only File loaded by DEBUG LOADAOF")
 	c.ok()
+}
+
+// debugLoadAOFExit is Redis's exit(1) after a failed DEBUG LOADAOF; when
+// exitFn returns (tests), the client is dropped without a reply as it
+// would be by the dying process.
+func debugLoadAOFExit(c *client) {
+	c.srv.exitFn(1)
+	c.flags |= flagCloseASAP
 }
 
 // debugObject is DEBUG OBJECT key, Redis's low-level line about a value.

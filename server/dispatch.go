@@ -71,9 +71,10 @@ func (s *Server) processCommand(c *client, argv [][]byte) {
 		return
 	}
 	// The network loop never parks: a client it owns that would (CLIENT
-	// PAUSE, a script that may turn busy) continues on a goroutine of its
-	// own, from this command.
-	if c.lc != nil && (s.pausedFor(cmd) || s.runsScript(c, cmd)) {
+	// PAUSE, a script that may turn busy, DEBUG LOADAOF/RELOAD lending the
+	// executor to -LOADING replies) continues on a goroutine of its own,
+	// from this command.
+	if c.lc != nil && (s.pausedFor(cmd) || s.runsScript(c, cmd) || cmd.name == "debug") {
 		c.yield = true
 		s.stats.totalCommands--
 		return

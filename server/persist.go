@@ -111,30 +111,49 @@ func (s *Server) loadAOFAndOpen() error {
 	}
 	s.installAckHook(a)
 	if a.Exists() {
-		s.setLoading(true)
 		start := time.Now()
-		ld := &aofLoader{s: s, fake: s.newFakeClient()}
-		lastLog := time.Now()
-		_, err := a.Load(ld, func(loaded, total int64) {
-			s.persist.loadDone, s.persist.loadTotal = loaded, total
-			if now := time.Now(); now.Sub(lastLog) >= 2*time.Second && total > 0 {
-				s.log.Info().Msgf("Loading the AOF: %d of %d bytes (%.1f%%)", loaded, total, float64(loaded)*100/float64(total))
-				lastLog = now
-			}
-			s.mu.Unlock()
-			s.mu.Lock()
-		})
-		s.setLoading(false)
-		if err != nil {
+		if err := s.loadAOF(a); err != nil {
 			return err
 		}
-		_ = start
+		// Logged by loadDataFromDisk, not by the loader: DEBUG LOADAOF
+		// does not print it.
+		s.log.Info().Msgf("DB loaded from append only file: %.3f seconds", time.Since(start).Seconds())
 	}
 	if err := a.Start(func(w io.Writer) error { return s.writeBaseSync(w) }); err != nil {
 		return err
 	}
 	s.aof = a
 	return nil
+}
+
+// loadAOF replays a's files into the keyspace (under mu) with the loading
+// state set: clients get -LOADING meanwhile (start-up and DEBUG LOADAOF).
+func (s *Server) loadAOF(a *aof.AOF) error {
+	s.setLoading(true)
+	defer s.setLoading(false)
+	ld := &aofLoader{s: s, fake: s.newFakeClient()}
+	_, err := a.Load(ld, func(loaded, total int64) {
+		s.persist.loadDone, s.persist.loadTotal = loaded, total
+		s.loadingYield()
+	})
+	return err
+}
+
+// loadingYield lets the clients waiting for the executor in while the
+// dataset loads, as Redis's processEventsWhileBlocked every 1024 commands
+// (AOF) or every few MB (RDB): they are answered -LOADING. Called by the
+// loader under mu. The loading command's own executor state (DEBUG
+// LOADAOF's client) is restored afterwards.
+func (s *Server) loadingYield() {
+	cur, failed := s.curClient, s.curCmdFailed
+	s.mu.Unlock()
+	// A mutex lets the unlocker take it straight back: wait (briefly)
+	// until the batches that were queued for it have had their turn.
+	for i := 0; i < 20 && s.muWanted.Load() > 0; i++ {
+		time.Sleep(20 * time.Microsecond)
+	}
+	s.mu.Lock()
+	s.curClient, s.curCmdFailed = cur, failed
 }
 
 // writeBaseSync writes the current (start-up) dataset as an AOF base.
@@ -193,7 +212,6 @@ func (s *Server) setLoading(v bool) {
 	s.loadingA.Store(v)
 	if v {
 		s.persist.loadStart = time.Now()
-		s.log.Info().Msg("Loading the dataset")
 	}
 }
 
@@ -212,7 +230,7 @@ type aofLoader struct {
 }
 
 func (l *aofLoader) LoadRDB(r *bufio.Reader, file string) error {
-	_, err := l.s.decodeRDB(r, true)
+	_, err := l.s.decodeRDB(r, l.s.newRDBLoader(true))
 	return err
 }
 
@@ -248,15 +266,23 @@ type rdbLoader struct {
 	db      int // current SELECTDB
 	n       int64
 	now     int64
-	lastLog time.Time
 }
 
 func (v *rdbLoader) Aux(key, val []byte) error {
 	switch string(key) {
 	case "redis-ver":
 		v.s.log.Info().Msgf("Loading RDB produced by version %s", val)
+	case "ctime":
+		age := max(time.Now().Unix()-cAtoi(val), 0)
+		v.s.log.Info().Msgf("RDB age %d seconds", age)
+	case "used-mem":
+		v.s.log.Info().Msgf("RDB memory usage when created %.2f Mb", float64(cAtoi(val))/(1024*1024))
+	case "aof-preamble":
+		if cAtoi(val) != 0 {
+			v.s.log.Info().Msg("RDB has an AOF tail")
+		}
 	case "aof-base":
-		if string(val) == "1" {
+		if cAtoi(val) != 0 {
 			v.s.log.Info().Msg("RDB is base AOF")
 		}
 	}
@@ -308,24 +334,24 @@ func (v *rdbLoader) Key(dbID int, key []byte, val *rdb.Value, expireMs int64) er
 	s.persist.loadKeysLoaded++
 	v.n++
 	if v.n%1024 == 0 {
-		// Let clients in (they get -LOADING) and report progress on big
-		// files.
-		if now := time.Now(); now.Sub(v.lastLog) >= 2*time.Second {
-			s.log.Info().Msgf("Loading RDB: %d keys loaded so far", v.n)
-			v.lastLog = now
-		}
-		s.mu.Unlock()
-		s.mu.Lock()
+		s.loadingYield()
 	}
 	return nil
 }
 
-// decodeRDB loads one RDB stream (under mu).
-func (s *Server) decodeRDB(r *bufio.Reader, aofBase bool) (int64, error) {
+// decodeRDB loads one RDB stream (under mu) through v (an *rdbLoader, or
+// one wrapping it), logging Redis's closing line of rdbLoadRio.
+func (s *Server) decodeRDB(r *bufio.Reader, v rdb.Visitor) (int64, error) {
 	s.persist.loadKeysLoaded, s.persist.loadKeysExpired = 0, 0
-	v := &rdbLoader{s: s, aofBase: aofBase, now: s.nowMs(), lastLog: time.Now()}
 	n, err := rdb.Decode(r, v, rdb.DecodeOptions{MaxDatabases: len(s.dbs)})
+	if err == nil {
+		s.log.Info().Msgf("Done loading RDB, keys loaded: %d, keys expired: %d.", s.persist.loadKeysLoaded, s.persist.loadKeysExpired)
+	}
 	return n, err
+}
+
+func (s *Server) newRDBLoader(aofBase bool) *rdbLoader {
+	return &rdbLoader{s: s, aofBase: aofBase, now: s.nowMs()}
 }
 
 func (s *Server) loadDumpRDB() error {
@@ -341,10 +367,9 @@ func (s *Server) loadDumpRDB() error {
 	s.setLoading(true)
 	defer s.setLoading(false)
 	start := time.Now()
-	if _, err := s.decodeRDB(bufio.NewReaderSize(f, 1<<20), false); err != nil {
+	if _, err := s.decodeRDB(bufio.NewReaderSize(f, 1<<20), s.newRDBLoader(false)); err != nil {
 		return fmt.Errorf("Short read or OOM loading DB. Unrecoverable error, aborting now. (%s: %w)", path, err)
 	}
-	s.log.Info().Msgf("Done loading RDB, keys loaded: %d, keys expired: %d.", s.persist.loadKeysLoaded, s.persist.loadKeysExpired)
 	s.log.Info().Msgf("DB loaded from disk: %.3f seconds", time.Since(start).Seconds())
 	return nil
 }

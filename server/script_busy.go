@@ -69,11 +69,13 @@ var (
 )
 
 // beginScriptRun publishes the script about to run (under s.mu). It
-// returns nil when no busy handling applies (threshold 0, loading, a
-// script run on behalf of the AOF loader).
+// returns nil when no busy handling applies (threshold 0, a fake client's
+// script outside loading). A script replayed from the AOF is timed too: as
+// in Redis, it logs "Slow script detected" and lends the executor, and
+// the clients let in are answered -LOADING (answer).
 func (s *Server) beginScriptRun(e *luaEngine, c *client, name string, isEval bool) *scriptRun {
 	th := s.cfg.BusyReplyThreshold
-	if th <= 0 || s.loading || c.flags&flagFake != 0 {
+	if th <= 0 || c.flags&flagFake != 0 && !s.loading {
 		return nil
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -153,8 +155,12 @@ func (run *scriptRun) tick() {
 	s := run.s
 	if !run.slow {
 		run.slow = true
-		s.log.Warn().Msgf("Slow script detected: still in execution after %d milliseconds. You can try killing the script using the SCRIPT KILL command. Script name is: %s.",
-			now.Sub(run.start).Milliseconds(), run.name)
+		kill := "FUNCTION KILL"
+		if run.isEval {
+			kill = "SCRIPT KILL"
+		}
+		s.log.Warn().Msgf("Slow script detected: still in execution after %d milliseconds. You can try killing the script using the %s command. Script name is: %s.",
+			now.Sub(run.start).Milliseconds(), kill, run.name)
 	}
 	run.lastLend = now
 	curClient, failed := s.curClient, s.curCmdFailed
@@ -242,6 +248,11 @@ func (run *scriptRun) answer(s *Server, c *client, argv [][]byte, locked bool) b
 		return reply(arityError(cmd))
 	case run.noAuth && !c.authed && cmd.flags&cmdNoAuth == 0:
 		return reply("NOAUTH Authentication required.")
+	}
+	if cmd.flags&cmdLoading == 0 && s.loadingA.Load() {
+		// processCommand's -LOADING comes before BUSY: the normal path
+		// gives it, once the executor is lent.
+		return false
 	}
 	busyErr := errSlowScript
 	if run.isEval {
