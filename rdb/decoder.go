@@ -344,8 +344,7 @@ func (d *decoder) run(vis Visitor, opt DecodeOptions) error {
 			}
 			got := binary.LittleEndian.Uint64(b[:])
 			if got != 0 && got != want {
-				return &CorruptionError{Offset: d.off - 8,
-					Err: fmt.Errorf("Wrong RDB checksum expected: (%x) but got (%x)", want, got)}
+				return &CorruptionError{Offset: d.off - 8, Err: &checksumError{want: want, got: got}}
 			}
 			if unsupported != nil {
 				return unsupported

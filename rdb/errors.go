@@ -3,6 +3,7 @@ package rdb
 import (
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 )
@@ -173,4 +174,36 @@ func typeName(t byte) string {
 		return "module aux"
 	}
 	return "unknown"
+}
+
+// checksumError is a file whose CRC-64 does not match its content.
+type checksumError struct{ want, got uint64 }
+
+func (e *checksumError) Error() string {
+	return fmt.Sprintf("Wrong RDB checksum expected: (%x) but got (%x)", e.want, e.got)
+}
+
+// LoadFailureLines returns the lines Redis 7.0.15 logs when err stops the
+// load of an RDB file and it then runs redis-check-rdb on the file and
+// exits (rdbReportError): a short read, a checksum mismatch or corrupt
+// content. ok is false for other errors (signature, version, the
+// visitor's own), which Redis reports without the check.
+func LoadFailureLines(err error) (lines []string, ok bool) {
+	const frame = "Internal error in RDB reading offset 0, function at rdb.c -> "
+	var ce *CorruptionError
+	if !errors.As(err, &ce) || errors.Is(ce.Err, errBadSignature) {
+		return nil, false
+	}
+	var sre *streamReadError
+	var cse *checksumError
+	switch {
+	case errors.As(err, &sre):
+		return []string{frame + sre.msg}, true
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return []string{"Short read or OOM loading DB. Unrecoverable error, aborting now.",
+			frame + "Unexpected EOF reading RDB file"}, true
+	case errors.As(err, &cse):
+		return []string{cse.Error() + ". Aborting now.", frame + "RDB CRC error"}, true
+	}
+	return []string{frame + ce.Err.Error()}, true
 }
