@@ -368,7 +368,7 @@ func (s *Server) loadDumpRDB() error {
 	defer s.setLoading(false)
 	start := time.Now()
 	if _, err := s.decodeRDB(bufio.NewReaderSize(f, 1<<20), s.newRDBLoader(false)); err != nil {
-		return fmt.Errorf("Short read or OOM loading DB. Unrecoverable error, aborting now. (%s: %w)", path, err)
+		return s.rdbLoadFailed(path, err)
 	}
 	s.log.Info().Msgf("DB loaded from disk: %.3f seconds", time.Since(start).Seconds())
 	return nil
