@@ -90,6 +90,9 @@ func memToInt(s string) (int64, bool) {
 	return int64(v * mul), true
 }
 
+// ParseMemory is memToInt for other packages (DEBUG's memory arguments).
+func ParseMemory(s string) (int64, bool) { return memToInt(s) }
+
 // formatMemory writes bytes in the largest exact unit, as CONFIG REWRITE
 // does (rewriteConfigFormatMemory).
 func formatMemory(v int64) string {

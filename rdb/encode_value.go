@@ -322,9 +322,13 @@ func (w *valueWriter) appendQuicklist(dst []byte, list [][]byte) []byte {
 	w.bounds = w.bounds[:0]
 	nodeSz, nodeCount := 0, 0
 	plain := false
+	threshold := w.limits.ListPackedThreshold
+	if threshold <= 0 {
+		threshold = qlPackedThreshold
+	}
 	for i, e := range list {
 		switch {
-		case len(e) >= qlPackedThreshold:
+		case len(e) >= threshold:
 			w.bounds = append(w.bounds, -(i + 1))
 			plain = true
 		case len(w.bounds) > 0 && !plain && qlAllowInsert(nodeSz, nodeCount, fill, len(e)):
@@ -340,31 +344,35 @@ func (w *valueWriter) appendQuicklist(dst []byte, list [][]byte) []byte {
 	depth := w.limits.ListCompressDepth
 	for n := 0; n < nodes; n++ {
 		start := w.bounds[n]
+		var node []byte
 		if start < 0 {
+			// A plain node is the element itself; it is compressed
+			// like a listpack node.
 			dst = appendLen(dst, quicklistPlain)
-			dst = w.appendString(dst, list[-start-1])
-			continue
-		}
-		end := len(list)
-		if n+1 < nodes {
-			end = w.bounds[n+1]
-			if end < 0 {
-				end = -end - 1
+			node = list[-start-1]
+		} else {
+			end := len(list)
+			if n+1 < nodes {
+				end = w.bounds[n+1]
+				if end < 0 {
+					end = -end - 1
+				}
 			}
+			w.lp.begin(w.blob)
+			for _, e := range list[start:end] {
+				w.lp.appendString(e)
+			}
+			w.blob = w.lp.finish()
+			dst = appendLen(dst, quicklistPacked)
+			node = w.blob
 		}
-		w.lp.begin(w.blob)
-		for _, e := range list[start:end] {
-			w.lp.appendString(e)
-		}
-		w.blob = w.lp.finish()
-		dst = appendLen(dst, quicklistPacked)
-		if depth > 0 && nodes >= 2*depth && n >= depth && n < nodes-depth && len(w.blob) >= qlMinCompressBytes {
-			if comp := w.tryLZF(w.blob, len(w.blob)); comp != nil && len(comp)+qlMinCompressGain < len(w.blob) {
-				dst = appendLZFBlob(dst, comp, len(w.blob))
+		if depth > 0 && nodes >= 2*depth && n >= depth && n < nodes-depth && len(node) >= qlMinCompressBytes {
+			if comp := w.tryLZF(node, len(node)); comp != nil && len(comp)+qlMinCompressGain < len(node) {
+				dst = appendLZFBlob(dst, comp, len(node))
 				continue
 			}
 		}
-		dst = w.appendString(dst, w.blob)
+		dst = w.appendString(dst, node)
 	}
 	return dst
 }

@@ -161,6 +161,7 @@ type Limits struct {
 	SetMaxIntsetEntries                          int // 512
 	ListMaxListpackSize                          int // -2 (8 KB nodes); positive = max entries per node
 	ListCompressDepth                            int // 0; if > 0, inner quicklist nodes are LZF-compressed like Redis
+	ListPackedThreshold                          int // elements this large get a PLAIN node; 0 = Redis's 1 GB (DEBUG QUICKLIST-PACKED-THRESHOLD)
 }
 
 // DefaultLimits returns Redis 7.0's defaults.

@@ -99,6 +99,8 @@ func debugCommand(c *client, argv [][]byte) {
 	case n == 3 && eqFold(sub, "set-active-expire"):
 		s.activeExpire = cAtoi(argv[2]) != 0
 		c.ok()
+	case n == 3 && eqFold(sub, "quicklist-packed-threshold"):
+		debugPackedThreshold(c, argv[2])
 	case n == 3 && eqFold(sub, "error"):
 		c.err(string(argv[2])) // "-<string>" as is, no error code added
 	case n == 3 && eqFold(sub, "protocol"):

@@ -89,6 +89,10 @@ type Server struct {
 	pausedUntil      time.Time
 	pauseWrites      bool
 
+	// listPackedThreshold is DEBUG QUICKLIST-PACKED-THRESHOLD: list
+	// elements this large get a plain quicklist node (0: Redis's 1 GB).
+	listPackedThreshold int
+
 	closing     chan struct{}
 	loop        *netLoop     // nil: a goroutine per connection
 	idleTimeout atomic.Int64 // cfg.Timeout for the network loop (refreshed by cron)

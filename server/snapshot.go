@@ -383,6 +383,7 @@ func (s *Server) rdbLimits() rdb.Limits {
 		SetMaxIntsetEntries:    s.cfg.SetMaxIntsetEntries,
 		ListMaxListpackSize:    s.cfg.ListMaxListpackSize,
 		ListCompressDepth:      s.cfg.ListCompressDepth,
+		ListPackedThreshold:    s.listPackedThreshold,
 	}
 }
 

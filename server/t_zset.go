@@ -611,6 +611,7 @@ func serverLimits(s *Server) rdb.Limits {
 	l.SetMaxIntsetEntries = s.cfg.SetMaxIntsetEntries
 	l.ListMaxListpackSize = s.cfg.ListMaxListpackSize
 	l.ListCompressDepth = s.cfg.ListCompressDepth
+	l.ListPackedThreshold = s.listPackedThreshold
 	return l
 }
 
