@@ -226,24 +226,31 @@ func (a *AOF) readManifest() (*manifest.Manifest, error) {
 	defer f.Close()
 	m, err := manifest.Parse(f)
 	if err != nil {
-		lines := []string{"*** FATAL AOF MANIFEST FILE ERROR ***"}
-		var pe *manifest.ParseError
-		if errors.As(err, &pe) {
-			if pe.Line > 0 {
-				lines = append(lines,
-					fmt.Sprintf("Reading the manifest file, at line %d", pe.Line),
-					fmt.Sprintf(">>> '%s'", pe.Text))
-			}
-			lines = append(lines, pe.Msg)
-		} else {
-			lines = append(lines, "Read AOF manifest failed")
-		}
+		lines := manifestErrorLines(err)
 		for _, l := range lines {
 			a.log.Warn().Msg(l)
 		}
-		return nil, fmt.Errorf("aof: manifest %s: %s: %w", p, strings.Join(lines, "\n"), err)
+		return nil, fmt.Errorf("aof: manifest %s: %s: %w", p, strings.Join(lines, ""), err)
 	}
 	return m, nil
+}
+
+// manifestErrorLines are the messages Redis 7.0.15's aofLoadManifestFromFile
+// logs (one serverLog call each) before exiting on a manifest it cannot
+// parse, embedded newlines included: the log shows a blank-ended block.
+// The server and redis-check-aof share them.
+func manifestErrorLines(err error) []string {
+	lines := []string{"\n*** FATAL AOF MANIFEST FILE ERROR ***\n"}
+	var pe *manifest.ParseError
+	if !errors.As(err, &pe) {
+		return append(lines, "Read AOF manifest failed\n")
+	}
+	if pe.Line > 0 {
+		lines = append(lines,
+			fmt.Sprintf("Reading the manifest file, at line %d\n", pe.Line),
+			fmt.Sprintf(">>> '%s'\n", pe.Text))
+	}
+	return append(lines, pe.Msg+"\n")
 }
 
 // persistManifest makes m the durable manifest: temp-<F>.manifest is written,

@@ -3,7 +3,6 @@ package aof
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -229,16 +228,8 @@ func (c *aofChecker) loadManifest(path string) *manifest.Manifest {
 	if err != nil {
 		// Redis 7.0.15's checker shares the server's manifest reader, which
 		// reports through serverLog: "<pid>:C <date> # <msg>".
-		c.logf("\n*** FATAL AOF MANIFEST FILE ERROR ***\n")
-		var pe *manifest.ParseError
-		if errors.As(err, &pe) {
-			if pe.Line > 0 {
-				c.logf("Reading the manifest file, at line %d\n", pe.Line)
-				c.logf(">>> '%s'\n", pe.Text)
-			}
-			c.logf("%s\n", pe.Msg)
-		} else {
-			c.logf("Read AOF manifest failed\n")
+		for _, l := range manifestErrorLines(err) {
+			c.logf("%s", l)
 		}
 		c.exit(1)
 	}
