@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -346,4 +347,64 @@ func TestJobFlushallKillsBGSAVE(t *testing.T) {
 		fillKeys(c, 10)
 		expectReply(t, jt, c, "+Background saving started\r\n", "BGSAVE")
 	})
+}
+
+// While a job runs INFO shows its progress and what it copied on write
+// (the values the walk had to encode early because a write came first:
+// our counterpart of the pages a forked child's parent copies); after a
+// successful save rdb_last_cow_size keeps it, and with no job running the
+// current_* fields are 0, as Redis's.
+func TestJobCOWInfo(t *testing.T) {
+	ts := startOurServer(t, "--rdb-key-save-delay", "10000") // 10 ms a key
+	c := dial(t, ts.addr)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 100; i++ {
+		// Values LZF cannot shrink: the copies are counted as encoded.
+		val := make([]byte, 1024)
+		for j := range val {
+			val[j] = byte('!' + rng.IntN(90))
+		}
+		c.send("SET", "k"+strconv.Itoa(i), string(val))
+	}
+	for i := 0; i < 100; i++ {
+		c.read()
+	}
+	expectInfoOurs := func(field, want string) {
+		t.Helper()
+		if got := infoField(c, "persistence", field); got != want {
+			t.Fatalf("INFO %s is %q, want %q", field, got, want)
+		}
+	}
+	expectInfoOurs("current_cow_size", "0")
+	expectInfoOurs("current_save_keys_total", "0")
+	if r := c.do("BGSAVE"); r != "+Background saving started\r\n" {
+		t.Fatalf("BGSAVE: %q", r)
+	}
+	// The walk does a key per 10 ms: most of these come before it.
+	for i := 0; i < 50; i++ {
+		c.send("SET", "k"+strconv.Itoa(i), "x")
+	}
+	for i := 0; i < 50; i++ {
+		c.read()
+	}
+	expectInfoOurs("current_save_keys_total", "100")
+	cow, _ := strconv.Atoi(infoField(c, "persistence", "current_cow_size"))
+	if cow < 25*1024 {
+		t.Fatalf("current_cow_size %d after 50 values of 1 KB were overwritten", cow)
+	}
+	if p, _ := strconv.Atoi(infoField(c, "persistence", "current_save_keys_processed")); p < 25 {
+		t.Fatalf("current_save_keys_processed %d: the early copies count as processed", p)
+	}
+	if peak := infoField(c, "persistence", "current_cow_peak"); peak != strconv.Itoa(cow) && peak < strconv.Itoa(cow) {
+		t.Fatalf("current_cow_peak %s below current_cow_size %d", peak, cow)
+	}
+	waitInfo(t, c, "rdb_bgsave_in_progress", "0")
+	expectInfoOurs("rdb_last_bgsave_status", "ok")
+	last, _ := strconv.Atoi(infoField(c, "persistence", "rdb_last_cow_size"))
+	if last < cow {
+		t.Fatalf("rdb_last_cow_size %d, below the %d seen during the save", last, cow)
+	}
+	expectInfoOurs("current_cow_size", "0")
+	expectInfoOurs("current_save_keys_processed", "0")
+	expectInfoOurs("current_fork_perc", "0.00")
 }

@@ -37,6 +37,8 @@ type persistState struct {
 	lastRewriteOK       bool
 	lastRewriteTime     int64
 	rewriteLimit        rewriteLimit
+	rdbLastCOW          int64 // bytes the last successful BGSAVE copied on write
+	aofLastCOW          int64 // and the last successful rewrite
 	loadKeysLoaded      int64
 	loadKeysExpired     int64
 	loadStart           time.Time
@@ -447,6 +449,7 @@ func (s *Server) bgsave() error {
 		switch {
 		case o.ok():
 			s.log.Info().Msg("Background saving terminated with success")
+			p.rdbLastCOW = j.sn.cowBytes
 			s.dirty -= dirtyAtStart
 			if s.dirty < 0 {
 				s.dirty = 0
@@ -543,6 +546,7 @@ func (s *Server) rewriteDone(j *job, o jobOutcome, waiting bool) {
 	case o.ok():
 		p.lastRewriteOK = true
 		p.rewriteFailures = 0
+		p.aofLastCOW = j.sn.cowBytes
 		s.log.Info().Msg("Background AOF rewrite finished successfully")
 	case o.installFailed:
 		// The install logged what failed (the rename or the manifest).
@@ -668,17 +672,22 @@ func (s *Server) infoPersistence(f func(k string, v any)) {
 	p := &s.persist
 	f("loading", b2i(s.loading))
 	f("async_loading", 0)
-	f("current_cow_peak", 0)
-	f("current_cow_size", 0)
-	f("current_cow_size_age", 0)
+	// The running job's progress and copy-on-write (see copiedOnWrite);
+	// all 0 when none runs, as after Redis's resetChildState.
 	perc := "0.00"
-	var processed, total int64
-	if s.snap != nil {
-		processed, total = s.snap.keys, s.snap.total
+	var processed, total, cow, cowAge int64
+	if j := p.job; j != nil {
+		processed, total, cow = j.sn.keys, j.sn.total, j.sn.cowBytes
 		if total > 0 {
 			perc = fmt.Sprintf("%.2f", float64(processed)*100/float64(total))
 		}
+		if !j.sn.cowAt.IsZero() {
+			cowAge = int64(time.Since(j.sn.cowAt).Seconds())
+		}
 	}
+	f("current_cow_peak", cow) // it only grows while a job runs
+	f("current_cow_size", cow)
+	f("current_cow_size_age", cowAge)
 	f("current_fork_perc", perc)
 	f("current_save_keys_processed", processed)
 	f("current_save_keys_total", total)
@@ -689,7 +698,7 @@ func (s *Server) infoPersistence(f func(k string, v any)) {
 	f("rdb_last_bgsave_time_sec", p.lastBgsaveTime)
 	f("rdb_current_bgsave_time_sec", jobSeconds(s.rdbJob()))
 	f("rdb_saves", p.rdbSaves)
-	f("rdb_last_cow_size", 0)
+	f("rdb_last_cow_size", p.rdbLastCOW)
 	f("rdb_last_load_keys_expired", p.loadKeysExpired)
 	f("rdb_last_load_keys_loaded", p.loadKeysLoaded)
 	aofOn := s.aof != nil
@@ -708,7 +717,7 @@ func (s *Server) infoPersistence(f func(k string, v any)) {
 		writeOK = st.LastWriteOK
 	}
 	f("aof_last_write_status", okErr(writeOK))
-	f("aof_last_cow_size", 0)
+	f("aof_last_cow_size", p.aofLastCOW)
 	f("module_fork_in_progress", 0)
 	f("module_fork_last_cow_size", 0)
 	if s.cfg.AppendOnly && aofOn {

@@ -61,10 +61,10 @@ type Server struct {
 	loadingA   atomic.Bool
 
 	// propagation of the current execution unit
-	execDepth    int
+	execDepth int
 	// forceProp: the running command is propagated even if it changed
 	// nothing (Redis's forceCommandPropagation; FLUSHALL).
-	forceProp bool
+	forceProp    bool
 	curClient    *client // client whose command is executing (for fedOff)
 	pendingOps   []aof.Op
 	dirty        int64 // rdb_changes_since_last_save

@@ -61,6 +61,8 @@ type snapshot struct {
 	delayKeys int
 	keys      int64
 	total     int64
+	cowBytes  int64     // copied before a write (copiedOnWrite)
+	cowAt     time.Time // when cowBytes last grew
 	keyDelay  time.Duration
 	err       error
 	val       rdb.Value // reused for string values
@@ -404,7 +406,20 @@ func (sn *snapshot) capture(db *DB, key string, p *entry) {
 	if sn.aborted {
 		return
 	}
+	before := sn.stage.size()
 	sn.encode(db.id, key, *p, db.expireAt(key), false)
+	sn.copiedOnWrite(sn.stage.size() - before)
+}
+
+// copiedOnWrite counts n bytes the snapshot had to copy because a write
+// came before the walk: our copy-on-write, which INFO reports where Redis
+// reports the pages its child's fork copied (current_cow_size,
+// rdb_last_cow_size, aof_last_cow_size).
+func (sn *snapshot) copiedOnWrite(n int) {
+	if n > 0 {
+		sn.cowBytes += int64(n)
+		sn.cowAt = time.Now()
+	}
 }
 
 // encode writes one key, or stages it as a ref. nodeKey says key is the
@@ -462,7 +477,9 @@ func (sn *snapshot) drainDB(db *DB) {
 			if !sn.visited(*p) {
 				p.setSnapMark(sn.mark)
 				if !sn.aborted {
+					before := sn.stage.size()
 					sn.encode(db.id, k, *p, db.expireAt(k), true)
+					sn.copiedOnWrite(sn.stage.size() - before)
 				}
 			}
 		})
