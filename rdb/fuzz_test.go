@@ -1,6 +1,7 @@
 package rdb
 
 import (
+	"encoding/binary"
 	"errors"
 	"testing"
 )
@@ -62,8 +63,31 @@ func FuzzParseDumpPayload(f *testing.F) {
 	for _, p := range sampleStreamPayloads() {
 		f.Add(p)
 	}
+	// Encodings only read: ziplists, a zipmap, an intset, a quicklist of
+	// ziplists; and a hash listpack with a repeated field.
+	seal := func(body []byte) []byte {
+		p := append(body, 10, 0)
+		return binary.LittleEndian.AppendUint64(p, CRC64(0, p))
+	}
+	f.Add(seal(cat([]byte{typeHashZiplist}, blob(ziplist(zlStr("f"), zlStr("v"), zlStr("g"), []byte{0xF3})))))
+	f.Add(seal(cat([]byte{typeZSetZiplist}, blob(ziplist(zlStr("a"), zlStr("1.5"), zlStr("b"), []byte{0xF3})))))
+	f.Add(seal(cat([]byte{typeListQuicklist, 2}, blob(ziplist(zlStr("a"))), blob(ziplist(zlStr("b"), []byte{0xF5})))))
+	f.Add(seal(cat([]byte{typeHashZipmap}, blob([]byte{2, 1, 'f', 1, 0, 'v', 1, 'g', 2, 1, 'x', 'y', 0, 0xFF}))))
+	f.Add(seal(cat([]byte{typeSetIntset}, blob([]byte{2, 0, 0, 0, 2, 0, 0, 0, 1, 0, 5, 0}))))
+	f.Add(seal(cat([]byte{typeHashListpack}, blob(ziplistFreeListpack("f", "1", "f", "2")))))
+	lim := DefaultLimits()
 	f.Fuzz(func(t *testing.T, p []byte) {
+		// Sanitizing only adds checks: what passes them passes without.
+		shallow, serr := ParseDumpPayloadWith(p, PayloadOptions{Limits: &lim})
 		v, err := ParseDumpPayload(p)
+		if err == nil && serr != nil {
+			t.Fatalf("deep check accepts what the shallow one refuses: %v", serr)
+		}
+		if serr == nil && shallow.Kind == KindHash && shallow.Encoding == EncListpack {
+			if _, err := AppendDumpPayload(nil, shallow, opt); err != nil {
+				t.Fatalf("shallow value does not encode: %v", err)
+			}
+		}
 		if err != nil {
 			return
 		}
