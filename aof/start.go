@@ -45,9 +45,15 @@ func (a *AOF) Start(writeBase func(w io.Writer) error) error {
 			return err
 		}
 		a.log.Info().Msgf("Creating AOF base file %s on server start", base.Name)
-		a.bufMu.Lock()
-		a.lastTS = a.now().Unix() // like Redis, the base write counts as the last #TS
-		a.bufMu.Unlock()
+		if !knobs.UseRDBPreamble && knobs.TimestampEnabled {
+			// A RESP base opens with a #TS line, which Redis's
+			// rewriteAppendOnlyFileRio counts as the last one written;
+			// an RDB base has none, so Redis annotates the first write
+			// even within the same second.
+			a.bufMu.Lock()
+			a.lastTS = a.now().Unix()
+			a.bufMu.Unlock()
+		}
 		m, dirty = nm, true
 	}
 	creating := len(m.Incrs) == 0
