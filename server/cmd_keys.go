@@ -450,8 +450,8 @@ func (s *Server) swapDBs(a, b int) {
 	da, db := s.dbs[a], s.dbs[b]
 	// A watched key is touched if it exists before or after the swap
 	// (Redis touchAllWatchedKeysInDb(emptied, replaced_with)).
-	s.touchAllWatched(da)
-	s.touchAllWatched(db)
+	s.touchAllWatched(da, db)
+	s.touchAllWatched(db, da)
 	// Clients blocked in a DB stay there: a stream they wait on may be
 	// gone, a key they wait for may have come (Redis's
 	// scanDatabaseForDeletedStreams and scanDatabaseForReadyKeys).
@@ -460,8 +460,6 @@ func (s *Server) swapDBs(a, b int) {
 	da.keys, db.keys = db.keys, da.keys
 	da.expires, db.expires = db.expires, da.expires
 	da.expireCursor, db.expireCursor = 0, 0
-	s.touchAllWatched(da)
-	s.touchAllWatched(db)
 	s.signalBlockedKeys(da, false)
 	s.signalBlockedKeys(db, false)
 }
@@ -514,7 +512,7 @@ func (s *Server) emptyDB(db *DB) int {
 	if s.snap != nil {
 		s.snap.detachDB(db)
 	}
-	s.touchAllWatched(db)
+	s.touchAllWatched(db, nil)
 	s.signalBlockedKeys(db, true) // XREADGROUP waiters: their streams are gone
 	db.keys = newDict[entry](0)
 	db.expires = newDict[int64](0)

@@ -98,13 +98,12 @@ func shutdownCommand(c *client, argv [][]byte) {
 }
 
 func monitorCommand(c *client, argv [][]byte) {
-	if c.flags&flagMulti != 0 {
+	if !c.srv.canBlock(c) { // inside EXEC: a reply per command is expected
 		c.err("ERR MONITOR isn't allowed for DENY BLOCKING client")
 		return
 	}
 	if c.flags&flagMonitor != 0 {
-		c.ok()
-		return
+		return // already monitoring: Redis does not reply
 	}
 	c.flags |= flagMonitor
 	c.srv.monitors[c] = struct{}{}

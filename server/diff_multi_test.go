@@ -107,3 +107,126 @@ func TestDiffWatchExpiry(t *testing.T) {
 		cmd("DBSIZE"),
 	})
 }
+
+// Redis's tests/unit/multi.tcl, case by case (the replication-stream ones
+// are not here: see TestDiffMultiTclSkipped).
+func TestDiffMultiTcl(t *testing.T) {
+	staleX := func(extra ...[]string) [][]string {
+		// x expired but still present (active expiry off): WATCH sees a
+		// stale key.
+		return append([][]string{cmd("DEL", "x"), cmd("DEBUG", "SET-ACTIVE-EXPIRE", "0"),
+			cmd("SET", "x", "foo", "PX", "1"), pause(5)}, extra...)
+	}
+	cases := []struct {
+		name string
+		cmds [][]string
+	}{
+		{"MULTI / EXEC basics", [][]string{cmd("DEL", "mylist"), cmd("RPUSH", "mylist", "a", "b", "c"),
+			cmd("MULTI"), cmd("LRANGE", "mylist", "0", "-1"), cmd("PING"), cmd("EXEC")}},
+		{"DISCARD", [][]string{cmd("DEL", "mylist"), cmd("RPUSH", "mylist", "a", "b", "c"),
+			cmd("MULTI"), cmd("DEL", "mylist"), cmd("DISCARD"), cmd("LRANGE", "mylist", "0", "-1")}},
+		{"Nested MULTI are not allowed", [][]string{cmd("MULTI"), cmd("MULTI"), cmd("EXEC")}},
+		{"MULTI where commands alter argc/argv", [][]string{cmd("SADD", "myset", "a"), cmd("MULTI"), cmd("SPOP", "myset"), cmd("EXEC"), cmd("EXISTS", "myset")}},
+		{"WATCH inside MULTI is not allowed", [][]string{cmd("MULTI"), cmd("WATCH", "x"), cmd("EXEC")}},
+		{"EXEC fails if there are errors while queueing commands #1", [][]string{cmd("DEL", "foo1", "foo2"), cmd("MULTI"), cmd("SET", "foo1", "bar1"),
+			cmd("NON-EXISTING-COMMAND"), cmd("SET", "foo2", "bar2"), cmd("EXEC"), cmd("EXISTS", "foo1"), cmd("EXISTS", "foo2")}},
+		{"EXEC fails if there are errors while queueing commands #2", [][]string{cmd("DEL", "foo1", "foo2"), cmd("MULTI"), cmd("SET", "foo1", "bar1"),
+			conn2("CONFIG", "SET", "maxmemory", "1"), cmd("LPUSH", "mylist", "myvalue"), conn2("CONFIG", "SET", "maxmemory", "0"),
+			cmd("SET", "foo2", "bar2"), cmd("EXEC"), cmd("EXISTS", "foo1"), cmd("EXISTS", "foo2")}},
+		{"If EXEC aborts, the client MULTI state is cleared", [][]string{cmd("MULTI"), cmd("SET", "foo1", "bar1"), cmd("NON-EXISTING-COMMAND"),
+			cmd("SET", "foo2", "bar2"), cmd("EXEC"), cmd("PING")}},
+		{"EXEC works on WATCHed key not modified", [][]string{cmd("WATCH", "x", "y", "z"), cmd("WATCH", "k"), cmd("MULTI"), cmd("PING"), cmd("EXEC")}},
+		{"EXEC fail on WATCHed key modified (1 key of 1 watched)", [][]string{cmd("SET", "x", "30"), cmd("WATCH", "x"), cmd("SET", "x", "40"), cmd("MULTI"), cmd("PING"), cmd("EXEC")}},
+		{"EXEC fail on WATCHed key modified (1 key of 5 watched)", [][]string{cmd("SET", "x", "30"), cmd("WATCH", "a", "b", "x", "k", "z"), cmd("SET", "x", "40"), cmd("MULTI"), cmd("PING"), cmd("EXEC")}},
+		{"EXEC fail on WATCHed key modified by SORT with STORE even if the result is empty", [][]string{cmd("FLUSHDB"), cmd("LPUSH", "foo", "bar"), cmd("WATCH", "foo"),
+			cmd("SORT", "emptylist", "STORE", "foo"), cmd("MULTI"), cmd("PING"), cmd("EXEC")}},
+		{"EXEC fail on lazy expired WATCHed key", [][]string{cmd("DEL", "key"), cmd("DEBUG", "SET-ACTIVE-EXPIRE", "0"), cmd("SET", "key", "1", "PX", "50"),
+			cmd("WATCH", "key"), pause(60), cmd("MULTI"), cmd("INCR", "key"), cmd("EXEC"), cmd("DEBUG", "SET-ACTIVE-EXPIRE", "1")}},
+		{"WATCH stale keys should not fail EXEC", staleX(cmd("WATCH", "x"), cmd("MULTI"), cmd("PING"), cmd("EXEC"), cmd("DEBUG", "SET-ACTIVE-EXPIRE", "1"))},
+		{"Delete WATCHed stale keys should not fail EXEC", staleX(cmd("WATCH", "x"), cmd("EXISTS", "x"), cmd("MULTI"), cmd("PING"), cmd("EXEC"), cmd("DEBUG", "SET-ACTIVE-EXPIRE", "1"))},
+		{"FLUSHDB while watching stale keys should not fail EXEC", staleX(cmd("WATCH", "x"), cmd("FLUSHDB"), cmd("MULTI"), cmd("PING"), cmd("EXEC"), cmd("DEBUG", "SET-ACTIVE-EXPIRE", "1"))},
+		{"FLUSHALL while watching stale keys should not fail EXEC", staleX(cmd("WATCH", "x"), cmd("FLUSHALL"), cmd("MULTI"), cmd("PING"), cmd("EXEC"), cmd("DEBUG", "SET-ACTIVE-EXPIRE", "1"))},
+		{"After successful EXEC key is no longer watched", [][]string{cmd("SET", "x", "30"), cmd("WATCH", "x"), cmd("MULTI"), cmd("PING"), cmd("EXEC"),
+			cmd("SET", "x", "40"), cmd("MULTI"), cmd("PING"), cmd("EXEC")}},
+		{"After failed EXEC key is no longer watched", [][]string{cmd("SET", "x", "30"), cmd("WATCH", "x"), cmd("SET", "x", "40"), cmd("MULTI"), cmd("PING"), cmd("EXEC"),
+			cmd("SET", "x", "40"), cmd("MULTI"), cmd("PING"), cmd("EXEC")}},
+		{"It is possible to UNWATCH", [][]string{cmd("SET", "x", "30"), cmd("WATCH", "x"), cmd("SET", "x", "40"), cmd("UNWATCH"), cmd("MULTI"), cmd("PING"), cmd("EXEC")}},
+		{"UNWATCH when there is nothing watched works as expected", [][]string{cmd("UNWATCH")}},
+		{"FLUSHALL is able to touch the watched keys", [][]string{cmd("SET", "x", "30"), cmd("WATCH", "x"), cmd("FLUSHALL"), cmd("MULTI"), cmd("PING"), cmd("EXEC")}},
+		{"FLUSHALL does not touch non affected keys", [][]string{cmd("DEL", "x"), cmd("WATCH", "x"), cmd("FLUSHALL"), cmd("MULTI"), cmd("PING"), cmd("EXEC")}},
+		{"FLUSHDB is able to touch the watched keys", [][]string{cmd("SET", "x", "30"), cmd("WATCH", "x"), cmd("FLUSHDB"), cmd("MULTI"), cmd("PING"), cmd("EXEC")}},
+		{"FLUSHDB does not touch non affected keys", [][]string{cmd("DEL", "x"), cmd("WATCH", "x"), cmd("FLUSHDB"), cmd("MULTI"), cmd("PING"), cmd("EXEC")}},
+		{"SWAPDB is able to touch the watched keys that exist", [][]string{cmd("FLUSHALL"), cmd("SELECT", "0"), cmd("SET", "x", "30"), cmd("WATCH", "x"),
+			cmd("SWAPDB", "0", "1"), cmd("MULTI"), cmd("PING"), cmd("EXEC")}},
+		{"SWAPDB is able to touch the watched keys that do not exist", [][]string{cmd("FLUSHALL"), cmd("SELECT", "1"), cmd("SET", "x", "30"), cmd("SELECT", "0"),
+			cmd("WATCH", "x"), cmd("SWAPDB", "0", "1"), cmd("MULTI"), cmd("PING"), cmd("EXEC")}},
+		{"SWAPDB does not touch watched stale keys", [][]string{cmd("FLUSHALL"), cmd("SELECT", "1"), cmd("DEBUG", "SET-ACTIVE-EXPIRE", "0"),
+			cmd("SET", "x", "foo", "PX", "1"), pause(5), cmd("WATCH", "x"), cmd("SWAPDB", "0", "1"), cmd("MULTI"), cmd("PING"), cmd("EXEC"),
+			cmd("DEBUG", "SET-ACTIVE-EXPIRE", "1")}},
+		{"SWAPDB does not touch non-existing key replaced with stale key", [][]string{cmd("FLUSHALL"), cmd("SELECT", "0"), cmd("DEBUG", "SET-ACTIVE-EXPIRE", "0"),
+			cmd("SET", "x", "foo", "PX", "1"), pause(5), cmd("SELECT", "1"), cmd("WATCH", "x"), cmd("SWAPDB", "0", "1"), cmd("MULTI"), cmd("PING"), cmd("EXEC"),
+			cmd("DEBUG", "SET-ACTIVE-EXPIRE", "1")}},
+		{"SWAPDB does not touch stale key replaced with another stale key", [][]string{cmd("FLUSHALL"), cmd("DEBUG", "SET-ACTIVE-EXPIRE", "0"),
+			cmd("SELECT", "1"), cmd("SET", "x", "foo", "PX", "1"), cmd("SELECT", "0"), cmd("SET", "x", "bar", "PX", "1"), pause(5),
+			cmd("SELECT", "1"), cmd("WATCH", "x"), cmd("SWAPDB", "0", "1"), cmd("MULTI"), cmd("PING"), cmd("EXEC"),
+			cmd("DEBUG", "SET-ACTIVE-EXPIRE", "1")}},
+		// Beyond multi.tcl: a stale key swapped away then a live key
+		// swapped in, and a missing key that a stale one replaces and
+		// is then deleted by lazy expiry.
+		{"SWAPDB replaces a stale watched key with a live one", [][]string{cmd("FLUSHALL"), cmd("DEBUG", "SET-ACTIVE-EXPIRE", "0"),
+			cmd("SELECT", "0"), cmd("SET", "x", "live"), cmd("SELECT", "1"), cmd("SET", "x", "foo", "PX", "1"), pause(5),
+			cmd("WATCH", "x"), cmd("SWAPDB", "0", "1"), cmd("MULTI"), cmd("PING"), cmd("EXEC"),
+			cmd("DEBUG", "SET-ACTIVE-EXPIRE", "1")}},
+		{"SWAPDB brings a stale key then it is lazily deleted", [][]string{cmd("FLUSHALL"), cmd("DEBUG", "SET-ACTIVE-EXPIRE", "0"),
+			cmd("SELECT", "0"), cmd("SET", "x", "foo", "PX", "1"), pause(5), cmd("SELECT", "1"), cmd("WATCH", "x"),
+			cmd("SWAPDB", "0", "1"), cmd("EXISTS", "x"), cmd("MULTI"), cmd("PING"), cmd("EXEC"),
+			cmd("DEBUG", "SET-ACTIVE-EXPIRE", "1")}},
+		{"SWAPDB brings a stale key then it is overwritten", [][]string{cmd("FLUSHALL"), cmd("DEBUG", "SET-ACTIVE-EXPIRE", "0"),
+			cmd("SELECT", "0"), cmd("SET", "x", "foo", "PX", "1"), pause(5), cmd("SELECT", "1"), cmd("WATCH", "x"),
+			cmd("SWAPDB", "0", "1"), cmd("SET", "x", "new"), cmd("MULTI"), cmd("PING"), cmd("EXEC"),
+			cmd("DEBUG", "SET-ACTIVE-EXPIRE", "1")}},
+		{"Stale watched key overwritten", staleX(cmd("WATCH", "x"), conn2("SET", "x", "new"), cmd("MULTI"), cmd("PING"), cmd("EXEC"), cmd("DEBUG", "SET-ACTIVE-EXPIRE", "1"))},
+		{"WATCH is able to remember the DB a key belongs to", [][]string{cmd("SELECT", "5"), cmd("SET", "x", "30"), cmd("WATCH", "x"), cmd("SELECT", "1"),
+			cmd("SET", "x", "10"), cmd("SELECT", "5"), cmd("MULTI"), cmd("PING"), cmd("EXEC"), cmd("SELECT", "9")}},
+		{"WATCH will consider touched keys target of EXPIRE", [][]string{cmd("DEL", "x"), cmd("SET", "x", "foo"), cmd("WATCH", "x"), cmd("EXPIRE", "x", "10"),
+			cmd("MULTI"), cmd("PING"), cmd("EXEC")}},
+		{"DISCARD should clear the WATCH dirty flag on the client", [][]string{cmd("WATCH", "x"), cmd("SET", "x", "10"), cmd("MULTI"), cmd("DISCARD"),
+			cmd("MULTI"), cmd("INCR", "x"), cmd("EXEC")}},
+		{"DISCARD should UNWATCH all the keys", [][]string{cmd("WATCH", "x"), cmd("SET", "x", "10"), cmd("MULTI"), cmd("DISCARD"), cmd("SET", "x", "10"),
+			cmd("MULTI"), cmd("INCR", "x"), cmd("EXEC")}},
+		{"DISCARD should not fail during OOM", [][]string{conn2("CONFIG", "SET", "maxmemory", "1"), cmd("MULTI"), cmd("SET", "x", "1"), cmd("DISCARD"),
+			conn2("CONFIG", "SET", "maxmemory", "0"), cmd("PING")}},
+		{"EXEC with only read commands should not be rejected when OOM", [][]string{cmd("SET", "x", "value"), cmd("MULTI"), cmd("GET", "x"), cmd("PING"),
+			conn2("CONFIG", "SET", "maxmemory", "1"), cmd("EXEC"), conn2("CONFIG", "SET", "maxmemory", "0")}},
+		{"EXEC with at least one use-memory command should fail", [][]string{cmd("MULTI"), cmd("SET", "x", "1"), cmd("GET", "x"),
+			conn2("CONFIG", "SET", "maxmemory", "1"), cmd("EXEC"), conn2("CONFIG", "SET", "maxmemory", "0"), cmd("EXISTS", "x")}},
+		{"Blocking commands ignores the timeout", [][]string{cmd("XGROUP", "CREATE", "s", "g", "$", "MKSTREAM"), cmd("MULTI"),
+			cmd("BLPOP", "empty_list", "0"), cmd("BRPOP", "empty_list", "0"), cmd("BRPOPLPUSH", "empty_list1", "empty_list2", "0"),
+			cmd("BLMOVE", "empty_list1", "empty_list2", "LEFT", "LEFT", "0"), cmd("BZPOPMIN", "empty_zset", "0"), cmd("BZPOPMAX", "empty_zset", "0"),
+			cmd("XREAD", "BLOCK", "0", "STREAMS", "s", "$"), cmd("XREADGROUP", "GROUP", "g", "c", "BLOCK", "0", "STREAMS", "s", ">"),
+			cmd("BLMPOP", "0", "1", "empty_list", "LEFT"), cmd("BZMPOP", "0", "1", "empty_zset", "MIN"), cmd("EXEC")}},
+		{"MULTI with SAVE", [][]string{cmd("DEL", "foo"), cmd("MULTI"), cmd("SET", "foo", "bar"), cmd("SAVE"), cmd("EXEC"), cmd("GET", "foo")}},
+		{"MULTI with SHUTDOWN", [][]string{cmd("DEL", "foo"), cmd("MULTI"), cmd("SET", "foo", "bar"), cmd("SHUTDOWN"), cmd("EXEC"), cmd("GET", "foo")}},
+		{"MULTI with config error", [][]string{cmd("MULTI"), cmd("SET", "foo", "bar"), cmd("CONFIG", "SET", "maxmemory", "bla"), cmd("EXEC")}},
+		{"Flushall while watching several keys by one client", [][]string{cmd("FLUSHALL"), cmd("MSET", "a", "a", "b", "b"), cmd("WATCH", "b", "a"),
+			cmd("FLUSHALL"), cmd("PING"), cmd("MULTI"), cmd("PING"), cmd("EXEC")}},
+		// Beyond multi.tcl.
+		{"EXEC with a wrong-arity command queued", [][]string{cmd("MULTI"), cmd("SET", "foo"), cmd("SET", "foo", "bar"), cmd("EXEC"), cmd("EXISTS", "foo")}},
+		{"MULTI with a no-multi command", [][]string{cmd("MULTI"), cmd("WAIT", "0", "0"), cmd("EXEC"), cmd("MULTI"), cmd("MONITOR"), cmd("EXEC"),
+			cmd("MULTI"), cmd("SUBSCRIBE", "c"), cmd("PSUBSCRIBE", "p"), cmd("EXEC"), cmd("UNSUBSCRIBE"), cmd("PUNSUBSCRIBE")}},
+		{"WATCH after a touch is a no-op until UNWATCH", [][]string{cmd("SET", "x", "1"), cmd("WATCH", "x"), conn2("SET", "x", "2"),
+			cmd("WATCH", "y"), cmd("MULTI"), cmd("PING"), cmd("EXEC"), cmd("WATCH", "x"), conn2("SET", "x", "3"), cmd("UNWATCH"),
+			cmd("WATCH", "x"), cmd("MULTI"), cmd("GET", "x"), cmd("EXEC")}},
+		{"EXEC arity and DISCARD inside nested error", [][]string{cmd("MULTI"), cmd("MULTI"), cmd("SET", "n", "1"), cmd("EXEC"), cmd("GET", "n"),
+			cmd("MULTI"), cmd("EXEC", "extra"), cmd("SET", "n", "2"), cmd("EXEC"), cmd("GET", "n")}},
+		{"Queueing under OOM", [][]string{cmd("SET", "x", "1"), cmd("MULTI"), conn2("CONFIG", "SET", "maxmemory", "1"),
+			cmd("GET", "x"), cmd("PING"), cmd("MULTI"), cmd("WATCH", "x"), cmd("SAVE"), cmd("DISCARD"),
+			cmd("MULTI"), cmd("DEL", "x"), cmd("EXEC"), cmd("MULTI"), cmd("RESET"), conn2("CONFIG", "SET", "maxmemory", "0"), cmd("GET", "x")}},
+		{"EXEC of read-only and admin commands under OOM", [][]string{cmd("SET", "x", "1"), cmd("MULTI"), cmd("GET", "x"), cmd("DEL", "x"),
+			cmd("CONFIG", "SET", "maxmemory", "1"), cmd("EXEC"), cmd("CONFIG", "SET", "maxmemory", "0"), cmd("EXISTS", "x")}},
+		{"RESET and QUIT-less state", [][]string{cmd("WATCH", "x"), cmd("MULTI"), cmd("SET", "r", "1"), cmd("RESET"), cmd("EXEC"), cmd("EXISTS", "r")}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) { diff(t, tc.cmds) })
+	}
+}

@@ -42,11 +42,25 @@ func (s *Server) processCommand(c *client, argv [][]byte) {
 		c.reject(cmd, "NOAUTH Authentication required.")
 		return
 	}
-	isWrite := cmd.flags&cmdWrite != 0
-	if c.flags&flagMulti != 0 && isExecLike(cmd) {
-		isWrite = s.multiHasWrite(c)
+	if c.flags&flagMulti != 0 && cmd.flags&cmdNoMulti != 0 {
+		c.reject(cmd, "ERR Command not allowed inside a transaction")
+		return
 	}
+	// EXEC is judged by the commands it would run (Redis mstate.cmd_flags
+	// and cmd_inv_flags): a state change since they were queued (OOM,
+	// MISCONF, loading) aborts it with EXECABORT.
+	isWrite := cmd.flags&cmdWrite != 0
 	denyOOM := cmd.flags&cmdDenyOOM != 0
+	denyLoading := cmd.flags&cmdLoading == 0
+	if c.flags&flagMulti != 0 && isExecLike(cmd) {
+		all, inv := c.multiFlags()
+		isWrite, denyOOM, denyLoading = all&cmdWrite != 0, all&cmdDenyOOM != 0, inv&cmdLoading != 0
+	}
+	// Inside MULTI anything queued may use memory without limit: under OOM
+	// only EXEC (unless denyOOM above), DISCARD, QUIT and RESET pass.
+	if c.flags&flagMulti != 0 && !oomExemptInMulti(cmd) {
+		denyOOM = true
+	}
 	if s.cfg.MaxMemory > 0 && denyOOM && !s.loading {
 		s.refreshUsedMemory()
 		if s.usedMemory() > s.cfg.MaxMemory && s.cfg.MaxMemoryPolicy == "noeviction" {
@@ -65,9 +79,8 @@ func (s *Server) processCommand(c *client, argv [][]byte) {
 		c.err("ERR Can't execute '" + cmd.fullName() + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context")
 		return
 	}
-	if s.loading && cmd.flags&cmdLoading == 0 {
-		cmd.rejected++
-		c.err("LOADING Redis is loading the dataset in memory")
+	if s.loading && denyLoading {
+		c.reject(cmd, "LOADING Redis is loading the dataset in memory")
 		return
 	}
 	// The network loop never parks: a client it owns that would (CLIENT
@@ -86,11 +99,6 @@ func (s *Server) processCommand(c *client, argv [][]byte) {
 		s.mu.Lock()
 	}
 	if c.flags&flagMulti != 0 && !isMultiControl(cmd) {
-		if cmd.flags&cmdNoMulti != 0 {
-			c.err("ERR Command not allowed inside a transaction")
-			c.flagTransaction()
-			return
-		}
 		c.queueMulti(cmd, argv)
 		c.addReplyString("+QUEUED\r\n")
 		return
@@ -131,6 +139,14 @@ func isExecLike(cmd *command) bool { return cmd.name == "exec" }
 func isMultiControl(cmd *command) bool {
 	switch cmd.name {
 	case "exec", "discard", "multi", "watch", "quit", "reset":
+		return cmd.parent == nil
+	}
+	return false
+}
+
+func oomExemptInMulti(cmd *command) bool {
+	switch cmd.name {
+	case "exec", "discard", "quit", "reset":
 		return cmd.parent == nil
 	}
 	return false

@@ -32,13 +32,14 @@ func (c *client) discardTransaction() {
 	c.srv.unwatchAll(c)
 }
 
-func (s *Server) multiHasWrite(c *client) bool {
+// multiFlags returns the union of the queued commands' flags and of their
+// complements (Redis mstate.cmd_flags, cmd_inv_flags).
+func (c *client) multiFlags() (all, inv uint64) {
 	for _, q := range c.mstate {
-		if q.cmd.flags&cmdWrite != 0 {
-			return true
-		}
+		all |= q.cmd.flags
+		inv |= ^q.cmd.flags
 	}
-	return false
+	return all, inv
 }
 
 func discardCommand(c *client, argv [][]byte) {
@@ -64,12 +65,8 @@ func execCommand(c *client, argv [][]byte) {
 	// WATCHed keys that expired since WATCH count as modified (Redis
 	// isWatchedKeyExpired).
 	if c.flags&flagDirtyCAS == 0 {
-		now := s.nowMs()
 		for _, w := range c.watched {
-			if w.expired {
-				continue
-			}
-			if t := w.db.expireAt(w.key); t >= 0 && t <= now {
+			if !w.expired && s.keyIsExpired(w.db, w.key) {
 				c.flags |= flagDirtyCAS
 				break
 			}
@@ -114,11 +111,7 @@ func watchCommand(c *client, argv [][]byte) {
 		if dup {
 			continue
 		}
-		expired := false
-		if t := c.db.expireAt(key); t >= 0 && t <= s.nowMs() {
-			expired = true
-		}
-		c.watched = append(c.watched, watchedKey{db: c.db, key: key, expired: expired})
+		c.watched = append(c.watched, watchedKey{db: c.db, key: key, expired: s.keyIsExpired(c.db, key)})
 		c.db.watched[key] = append(c.db.watched[key], c)
 	}
 	c.ok()
@@ -148,15 +141,57 @@ func (s *Server) unwatchAll(c *client) {
 	c.watched = nil
 }
 
-// touchAllWatched marks every client watching a key of db as dirty
-// (FLUSHDB, FLUSHALL, SWAPDB). Redis only touches keys that exist, or
-// existed; we are conservative only for keys that exist.
-func (s *Server) touchAllWatched(db *DB) {
-	for k, cs := range db.watched {
-		if _, ok := db.keys.Get(k); !ok {
+// keyIsExpired reports whether key has a TTL that has passed, without
+// deleting it (Redis keyIsExpired; nothing expires while loading).
+func (s *Server) keyIsExpired(db *DB, key string) bool {
+	t := db.expireAt(key)
+	return t >= 0 && !s.loading && t <= s.nowMs()
+}
+
+// watchedKey returns c's entry for key in db (it is watching it).
+func (c *client) watchedKey(db *DB, key string) *watchedKey {
+	for i := range c.watched {
+		if w := &c.watched[i]; w.db == db && w.key == key {
+			return w
+		}
+	}
+	return nil
+}
+
+// touchAllWatched invalidates the WATCHes on emptied's keys when it is
+// flushed (replacedWith nil) or, for SWAPDB, gets replacedWith's content
+// (Redis 7.0 touchAllWatchedKeysInDb, called before the swap). A watched
+// key is touched when it exists on either side, except when nothing
+// changes logically: a key already stale at WATCH time that goes away or
+// is replaced by another stale one, or a missing key replaced by a stale
+// one (then watched as stale).
+func (s *Server) touchAllWatched(emptied, replacedWith *DB) {
+	for k, cs := range emptied.watched {
+		_, inEmptied := emptied.keys.Get(k)
+		inReplaced := false
+		if replacedWith != nil {
+			_, inReplaced = replacedWith.keys.Get(k)
+		}
+		if !inEmptied && !inReplaced {
 			continue
 		}
 		for _, c := range cs {
+			w := c.watchedKey(emptied, k)
+			if w == nil {
+				continue
+			}
+			if w.expired {
+				if !inReplaced {
+					w.expired = false // a stale key deleted: no change
+					continue
+				}
+				if s.keyIsExpired(replacedWith, k) {
+					continue // stale before, stale after
+				}
+			} else if !inEmptied && s.keyIsExpired(replacedWith, k) {
+				w.expired = true
+				continue
+			}
 			c.flags |= flagDirtyCAS
 		}
 	}
