@@ -494,6 +494,89 @@ func (d *dict[V]) RandomKey(r *rand.Rand) (key string, v *V, ok bool) {
 	return n.key, &n.val, true
 }
 
+// dictFairSample is GETFAIR_NUM_ENTRIES: how many entries FairRandomKey
+// gathers to pick one from.
+const dictFairSample = 15
+
+// FairRandomKey is dictGetFairRandomKey, what Redis 7.0 samples sets,
+// hashes (SRANDMEMBER, SPOP, HRANDFIELD) and the keyspace with: a random
+// entry among up to 15 gathered from consecutive buckets (dictGetSomeKeys),
+// so that a key's chance does not depend on the length of its chain as
+// with RandomKey. r may be nil to use the global source.
+func (d *dict[V]) FairRandomKey(r *rand.Rand) (key string, v *V, ok bool) {
+	if d.Len() == 0 {
+		return "", nil, false
+	}
+	rnd := rand.Uint64
+	if r != nil {
+		rnd = r.Uint64
+	}
+	var picked [dictFairSample]*dictNode[V]
+	n := d.someKeys(picked[:], rnd)
+	if n == 0 {
+		return d.RandomKey(r)
+	}
+	e := picked[rnd()%uint64(n)]
+	return e.key, &e.val, true
+}
+
+// someKeys is dictGetSomeKeys: it fills out with entries of consecutive
+// buckets from a random point of the larger table, jumping elsewhere
+// after a run of empty buckets, in at most 10 steps per wanted entry; it
+// may return fewer (even none).
+func (d *dict[V]) someKeys(out []*dictNode[V], rnd func() uint64) int {
+	count := min(len(out), d.Len())
+	for j := 0; j < count && d.rehashing(); j++ {
+		d.lookupStep()
+		if d.relocating() {
+			break
+		}
+	}
+	tables := 1
+	maxMask := uint64(len(d.ht[0].buckets) - 1)
+	if d.rehashing() {
+		tables = 2
+		maxMask = max(maxMask, uint64(len(d.ht[1].buckets)-1))
+	}
+	stored, emptyLen := 0, 0
+	i := rnd() & maxMask
+	for steps := count * 10; stored < count && steps > 0; steps-- {
+		for j := 0; j < tables; j++ {
+			// ht[0] buckets below rehashidx are empty (already moved).
+			if tables == 2 && j == 0 && i < uint64(d.rehashidx) {
+				if i >= uint64(len(d.ht[1].buckets)) {
+					i = uint64(d.rehashidx)
+				} else {
+					continue
+				}
+			}
+			ht := &d.ht[j]
+			if i >= uint64(len(ht.buckets)) {
+				continue
+			}
+			ref := ht.buckets[i]
+			if ref == 0 {
+				emptyLen++
+				if emptyLen >= 5 && emptyLen > count {
+					i = rnd() & maxMask
+					emptyLen = 0
+				}
+				continue
+			}
+			emptyLen = 0
+			for ; ref != 0; ref = ht.ar.node(ref).next {
+				out[stored] = ht.ar.node(ref)
+				stored++
+				if stored == count {
+					return stored
+				}
+			}
+		}
+		i = (i + 1) & maxMask
+	}
+	return stored
+}
+
 // Range calls fn for every entry until fn returns false. fn must not modify
 // d.
 func (d *dict[V]) Range(fn func(key string, v *V) bool) {

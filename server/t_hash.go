@@ -129,7 +129,7 @@ func (h *hashObj) each(fn func(field, value []byte) bool) {
 // random returns a random pair (not copies).
 func (h *hashObj) random(s *Server) (field, value []byte) {
 	if h.dict != nil {
-		k, v, _ := h.dict.RandomKey(s.rnd)
+		k, v, _ := h.dict.FairRandomKey(s.rnd)
 		return []byte(k), *v
 	}
 	p := h.lp[s.rnd.IntN(len(h.lp))]

@@ -143,7 +143,7 @@ func (o *setObj) each(fn func(m []byte) bool) {
 // random returns a random member as an owned copy (setTypeRandomElement).
 func (o *setObj) random(r *rand.Rand) []byte {
 	if o.dict != nil {
-		k, _, _ := o.dict.RandomKey(r)
+		k, _, _ := o.dict.FairRandomKey(r)
 		return []byte(k)
 	}
 	return strconv.AppendInt(nil, o.ints[r.IntN(len(o.ints))], 10)
