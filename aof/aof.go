@@ -121,6 +121,7 @@ type AOF struct {
 	delayedFsync atomic.Int64
 	syncStart    atomic.Int64 // unix nanos of the running everysec fsync, 0 if none
 	writtenCmds  atomic.Int64
+	flushSleep   atomic.Int64 // DEBUG AOF-FLUSH-SLEEP, nanoseconds before each write
 
 	loaded          bool // Load succeeded (sizes are known)
 	tailName        string

@@ -164,6 +164,9 @@ func (a *AOF) step(w *writerState, adaptive bool) bool {
 // returns nil: nothing (the bytes are in the page cache). On failure it
 // applies Redis's rules (spec §5.2 step 5) and returns the error.
 func (a *AOF) writePending(w *writerState, policy Policy) error {
+	if d := a.flushSleep.Load(); d > 0 && len(w.pending) > 0 {
+		time.Sleep(time.Duration(d)) // Redis's usleep in flushAppendOnlyFile
+	}
 	seg := a.cur
 	syncS := a.syncStart.Load()
 	nw, err := a.writeData(seg, w.pending)
@@ -188,6 +191,10 @@ func (a *AOF) writePending(w *writerState, policy Policy) error {
 	}
 	return nil
 }
+
+// SetFlushSleep makes every write of the AOF wait d first (DEBUG
+// AOF-FLUSH-SLEEP, for tests; 0 turns it off).
+func (a *AOF) SetFlushSleep(d time.Duration) { a.flushSleep.Store(int64(d)) }
 
 // wrote accounts for n bytes that reached the file.
 func (a *AOF) wrote(w *writerState, n int, cmds int64) {

@@ -96,6 +96,23 @@ func debugCommand(c *client, argv [][]byte) {
 	case n == 3 && eqFold(sub, "sleep"):
 		debugSleep(s, cStrtod(argv[2]))
 		c.ok()
+	case n == 2 && eqFold(sub, "segfault"):
+		s.debugSegfault()
+	case n == 2 && eqFold(sub, "panic"):
+		s.debugPanic()
+	case n == 3 && eqFold(sub, "aof-flush-sleep"):
+		// Redis's aof_flush_sleep: the next writes of the AOF wait first.
+		s.dbg.aofFlushSleep = time.Duration(cAtoi(argv[2])) * time.Microsecond
+		if s.aof != nil {
+			s.aof.SetFlushSleep(s.dbg.aofFlushSleep)
+		}
+		c.ok()
+	case n == 3 && eqFold(sub, "set-skip-checksum-validation"):
+		s.dbg.skipChecksum = cAtoi(argv[2]) != 0
+		c.ok()
+	case n == 3 && eqFold(sub, "pause-cron"):
+		s.dbg.pauseCron = cAtoi(argv[2]) != 0
+		c.ok()
 	case n == 3 && eqFold(sub, "set-active-expire"):
 		s.activeExpire = cAtoi(argv[2]) != 0
 		c.ok()
@@ -108,6 +125,13 @@ func debugCommand(c *client, argv [][]byte) {
 	default:
 		c.err("ERR unknown subcommand or wrong number of arguments for '" + truncate(string(sub), 128) + "'. Try DEBUG HELP.")
 	}
+}
+
+// debugKnobs are the switches DEBUG turns for Redis's tests (under mu).
+type debugKnobs struct {
+	aofFlushSleep time.Duration // AOF-FLUSH-SLEEP, kept for the AOF's writer
+	skipChecksum  bool          // SET-SKIP-CHECKSUM-VALIDATION: RESTORE ignores the CRC
+	pauseCron     bool          // PAUSE-CRON: the cron does nothing
 }
 
 func truncate(s string, n int) string {

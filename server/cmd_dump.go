@@ -83,7 +83,7 @@ func restoreCommand(c *client, argv [][]byte) {
 		return
 	}
 	lim := serverLimits(s)
-	v, err := rdb.ParseDumpPayloadWith(argv[3], rdb.PayloadOptions{Deep: s.sanitizePayload(), Limits: &lim})
+	v, err := rdb.ParseDumpPayloadWith(argv[3], rdb.PayloadOptions{Deep: s.sanitizePayload(), Limits: &lim, SkipChecksum: s.dbg.skipChecksum})
 	if err != nil {
 		// Redis answers module values and types it does not know (RDB 11
 		// and later) with the same Bad data format.

@@ -34,6 +34,10 @@ func (s *Server) cronLoop() {
 			lastMem = now
 		}
 		s.mu.Lock()
+		if s.dbg.pauseCron { // DEBUG PAUSE-CRON 1: serverCron returns at once
+			s.mu.Unlock()
+			continue
+		}
 		s.idleTimeout.Store(int64(s.cfg.Timeout))
 		s.updateLRUClock()
 		// A busy script lends the executor only so that waiting clients

@@ -84,6 +84,12 @@ func (r *redisLogWriter) Write(p []byte) (int, error) { return len(p), nil }
 // WriteLevel implements zerolog.LevelWriter.
 func (r *redisLogWriter) WriteLevel(l zerolog.Level, p []byte) (int, error) {
 	msg := extractMessage(p)
+	if indexOf(p, `"raw":true`) >= 0 { // logRaw: no prefix, no newline added
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		_, err := io.WriteString(r.w, msg)
+		return len(p), err
+	}
 	mark := "*"
 	switch l {
 	case zerolog.DebugLevel, zerolog.TraceLevel:

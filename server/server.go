@@ -83,6 +83,7 @@ type Server struct {
 	latency  latencyMonitor
 
 	activeExpire     bool
+	dbg              debugKnobs // DEBUG's switches (cmd_debug.go)
 	shutdownPrepared bool
 	usedMemCache     int64
 	usedMemAt        time.Time
