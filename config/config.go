@@ -79,9 +79,13 @@ type Config struct {
 	ClientQueryBufferLimit  int64
 	ClientOutputBufferLimit [3]OutputBufferLimit // ClassNormal, ClassReplica, ClassPubSub
 
-	MaxMemory          int64
-	MaxMemoryPolicy    string
-	Hz                 int
+	MaxMemory       int64
+	MaxMemoryPolicy string
+	Hz              int
+	// MinReplicasToWrite and MinReplicasMaxLag: with both non-zero a
+	// master without good replicas refuses writes (NOREPLICAS).
+	MinReplicasToWrite int
+	MinReplicasMaxLag  int
 	LogLevel           string
 	LogFile            string
 	Pidfile            string
@@ -102,10 +106,19 @@ type Config struct {
 	ListMaxListpackSize    int
 	ListCompressDepth      int
 
+	// Eviction (maxmemory-policy other than noeviction): keys sampled per
+	// pool refill, time budget of one eviction cycle (0-100), and the LFU
+	// counter's logarithm factor and decay period in minutes.
+	MaxMemorySamples          int
+	MaxMemoryEvictionTenacity int
+	LFULogFactor              int
+	LFUDecayTime              int
+
 	LazyfreeLazyUserDel     bool
 	LazyfreeLazyExpire      bool
 	LazyfreeLazyServerDel   bool
 	LazyfreeLazyUserFlush   bool
+	LazyfreeLazyEviction    bool
 	SlowlogLogSlowerThan    int64
 	SlowlogMaxLen           int
 	LatencyMonitorThreshold int64

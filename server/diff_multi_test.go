@@ -1,6 +1,11 @@
 package server
 
-import "testing"
+import (
+	"io"
+	"strings"
+	"testing"
+	"time"
+)
 
 // Transactions against real Redis: queueing, errors at queue time and at
 // run time, WATCH invalidation by other clients, expiry and flushes.
@@ -224,9 +229,147 @@ func TestDiffMultiTcl(t *testing.T) {
 			cmd("MULTI"), cmd("DEL", "x"), cmd("EXEC"), cmd("MULTI"), cmd("RESET"), conn2("CONFIG", "SET", "maxmemory", "0"), cmd("GET", "x")}},
 		{"EXEC of read-only and admin commands under OOM", [][]string{cmd("SET", "x", "1"), cmd("MULTI"), cmd("GET", "x"), cmd("DEL", "x"),
 			cmd("CONFIG", "SET", "maxmemory", "1"), cmd("EXEC"), cmd("CONFIG", "SET", "maxmemory", "0"), cmd("EXISTS", "x")}},
+		{"MULTI with BGREWRITEAOF", [][]string{cmd("MULTI"), cmd("SET", "foo", "bar"), cmd("BGREWRITEAOF"), cmd("EXEC")}},
+		{"exec with write commands and state change", [][]string{cmd("SET", "xx", "1"), cmd("MULTI"), cmd("INCR", "xx"),
+			conn2("CONFIG", "SET", "min-replicas-to-write", "2"), cmd("EXEC"), cmd("GET", "xx"), conn2("CONFIG", "SET", "min-replicas-to-write", "0")}},
+		{"MULTI with config set appendonly", [][]string{cmd("MULTI"), cmd("SET", "foo", "bar"), cmd("CONFIG", "SET", "appendonly", "yes"), cmd("EXEC")}},
 		{"RESET and QUIT-less state", [][]string{cmd("WATCH", "x"), cmd("MULTI"), cmd("SET", "r", "1"), cmd("RESET"), cmd("EXEC"), cmd("EXISTS", "r")}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) { diff(t, tc.cmds) })
 	}
+}
+
+// multiBusyScenario is multi.tcl's four "script timeout" cases: a
+// transaction whose MULTI, body or EXEC arrives while a script is past
+// busy-reply-threshold either runs whole or not at all, and the client
+// leaves the MULTI state.
+func multiBusyScenario(t *testing.T, addr string) []string {
+	t.Helper()
+	var out []string
+	add := func(r string) { out = append(out, r) }
+	r := dial(t, addr)
+	r2 := dial(t, addr)
+	busy := func() <-chan string {
+		ch := asyncDo(t, addr, "EVAL", "while true do end", "0")
+		deadline := time.Now().Add(10 * time.Second)
+		for !strings.HasPrefix(r.do("PING"), "-BUSY") {
+			if time.Now().After(deadline) {
+				t.Fatal("the server never became busy")
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		return ch
+	}
+	kill := func(ch <-chan string) {
+		add(r.do("SCRIPT", "KILL"))
+		add(reply(t, ch))
+	}
+	// MULTI and script timeout
+	add(r.do("SET", "xx", "1"))
+	ch := busy()
+	add(r2.do("MULTI"))
+	add(r2.do("INCR", "xx"))
+	kill(ch)
+	add(r2.do("INCR", "xx"))
+	add(r2.do("EXEC"))
+	add(r.do("GET", "xx"))
+	add(r2.do("PING", "asdf"))
+	// EXEC and script timeout
+	add(r.do("SET", "xx", "1"))
+	add(r2.do("MULTI"))
+	add(r2.do("INCR", "xx"))
+	ch = busy()
+	add(r2.do("INCR", "xx"))
+	add(r2.do("EXEC"))
+	kill(ch)
+	add(r.do("GET", "xx"))
+	add(r2.do("PING", "asdf"))
+	// MULTI-EXEC body and script timeout
+	add(r.do("SET", "xx", "1"))
+	add(r2.do("MULTI"))
+	add(r2.do("INCR", "xx"))
+	ch = busy()
+	add(r2.do("INCR", "xx"))
+	kill(ch)
+	add(r2.do("EXEC"))
+	add(r.do("GET", "xx"))
+	add(r2.do("PING", "asdf"))
+	// just EXEC and script timeout
+	add(r.do("SET", "xx", "1"))
+	add(r2.do("MULTI"))
+	add(r2.do("INCR", "xx"))
+	ch = busy()
+	add(r2.do("EXEC"))
+	kill(ch)
+	add(r.do("GET", "xx"))
+	add(r2.do("PING", "asdf"))
+	return out
+}
+
+func TestDiffMultiBusyScript(t *testing.T) {
+	requireRedis(t)
+	rr := startRealRedis(t, "--busy-reply-threshold", "10")
+	ours := startOurServer(t, "--busy-reply-threshold", "10")
+	compareScenario(t, multiBusyScenario(t, ours.addr), multiBusyScenario(t, rr.addr))
+}
+
+// compareScenario requires the same replies from both servers.
+func compareScenario(t *testing.T, got, want []string) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("got %d replies, want %d:\n ours:  %q\n redis: %q", len(got), len(want), got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("reply #%d:\n ours:  %q\n redis: %q", i, got[i], want[i])
+		}
+	}
+}
+
+// multiConnScenario: multi.tcl's "WATCH will consider touched expired keys"
+// (active expiry deletes a watched key), and a transaction that kills its
+// own connection: the replies of the whole EXEC are written, then the
+// connection is closed.
+func multiConnScenario(t *testing.T, addr string) []string {
+	t.Helper()
+	var out []string
+	add := func(r string) { out = append(out, r) }
+	r := dial(t, addr)
+	add(r.do("SET", "x", "foo"))
+	add(r.do("PEXPIRE", "x", "20"))
+	add(r.do("WATCH", "x"))
+	deadline := time.Now().Add(10 * time.Second)
+	for r.do("DBSIZE") != ":0\r\n" { // active expiry, not a lookup
+		if time.Now().After(deadline) {
+			t.Fatal("x never expired")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	add(r.do("MULTI"))
+	add(r.do("PING"))
+	add(r.do("EXEC"))
+
+	k := dial(t, addr)
+	add(k.do("MULTI"))
+	add(k.do("SET", "a", "1"))
+	add(k.do("CLIENT", "KILL", "USER", "default", "SKIPME", "no"))
+	add(k.do("SET", "b", "2"))
+	k.send("EXEC")
+	k.nc.SetReadDeadline(time.Now().Add(10 * time.Second))
+	rest, err := io.ReadAll(k.br) // up to the close
+	if err != nil {
+		t.Fatalf("reading the EXEC reply up to the close: %v", err)
+	}
+	add(string(rest))
+	r = dial(t, addr) // r was killed too
+	add(r.do("MGET", "a", "b"))
+	return out
+}
+
+func TestDiffMultiConn(t *testing.T) {
+	requireRedis(t)
+	rr := startRealRedis(t)
+	ours := startOurServer(t)
+	compareScenario(t, multiConnScenario(t, ours.addr), multiConnScenario(t, rr.addr))
 }

@@ -74,6 +74,12 @@ func (s *Server) processCommand(c *client, argv [][]byte) {
 			return
 		}
 	}
+	// A master has no good replica here: min-replicas-to-write refuses
+	// writes (Redis checkGoodReplicasStatus with none connected).
+	if isWrite && s.cfg.MinReplicasToWrite > 0 && s.cfg.MinReplicasMaxLag > 0 {
+		c.reject(cmd, "NOREPLICAS Not enough good replicas to write.")
+		return
+	}
 	if c.flags&flagPubSub != 0 && c.resp == 2 && !pubsubAllowed(cmd) {
 		cmd.rejected++
 		c.err("ERR Can't execute '" + cmd.fullName() + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context")

@@ -82,6 +82,10 @@ func execCommand(c *client, argv [][]byte) {
 	c.mstate = nil
 	c.flags &^= flagMulti | flagDirtyCAS | flagDirtyExec
 	c.arrayLen(len(queued))
+	// A client that killed itself (CLIENT KILL) still runs the rest, but
+	// as Redis (prepareClientToWrite refusing a closing client) it gets no
+	// more replies: its EXEC reply is cut short and the connection closed.
+	cut := -1
 	for _, q := range queued {
 		if q.cmd.flags&cmdWrite != 0 {
 			if msg := s.writeRefusal(); msg != "" {
@@ -90,6 +94,12 @@ func execCommand(c *client, argv [][]byte) {
 			}
 		}
 		s.call(c, q.cmd, q.argv)
+		if cut < 0 && c.flags&(flagCloseAfterReply|flagCloseASAP) != 0 {
+			cut = len(c.out)
+		}
+	}
+	if cut >= 0 {
+		c.out = c.out[:cut]
 	}
 }
 
