@@ -119,7 +119,9 @@ func debugCommand(c *client, argv [][]byte) {
 	case n == 3 && eqFold(sub, "quicklist-packed-threshold"):
 		debugPackedThreshold(c, argv[2])
 	case n == 3 && eqFold(sub, "error"):
-		c.err(string(argv[2])) // "-<string>" as is, no error code added
+		// "-<string>" as is (addReplySds): no error code added, and
+		// not an error reply for the statistics.
+		c.addReplyString("-" + strings.NewReplacer("\r", " ", "\n", " ").Replace(string(argv[2])) + "\r\n")
 	case n == 3 && eqFold(sub, "protocol"):
 		debugProtocol(c, string(lowerASCII(argv[2])))
 	default:

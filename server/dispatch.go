@@ -186,8 +186,9 @@ func (s *Server) call(c *client, cmd *command, argv [][]byte) {
 	dirtyBefore := s.dirty
 	prevForce := s.forceProp
 	s.forceProp = false
-	prevArgv, prevPrevent, prevFailed := c.propArgv, c.preventProp, s.curCmdFailed
+	prevArgv, prevPrevent := c.propArgv, c.preventProp
 	c.propArgv, c.preventProp, s.curCmdFailed = nil, false, false
+	s.errMark = s.stats.totalErrorReplies
 	s.execDepth++
 	start := monoNow()
 	cmd.proc(c, argv)
@@ -195,9 +196,12 @@ func (s *Server) call(c *client, cmd *command, argv [][]byte) {
 	s.execDepth--
 	cmd.calls++
 	cmd.usec += dur.Microseconds()
-	if s.curCmdFailed {
+	// curCmdFailed also covers errors replied without being counted
+	// (a script re-raising a redis.call error).
+	if s.curCmdFailed || s.stats.totalErrorReplies > s.errMark {
 		cmd.failed++
 	}
+	s.errMark = s.stats.totalErrorReplies
 	c.totalCmds++
 	if bs := c.block; bs != nil && bs.cmd == nil {
 		// It blocked: the reply that ends the wait completes its stats
@@ -223,7 +227,9 @@ func (s *Server) call(c *client, cmd *command, argv [][]byte) {
 		}
 		s.pendingOps = append(s.pendingOps, aof.Op{DB: c.db.id, Argv: pa})
 	}
-	c.propArgv, c.preventProp, s.curCmdFailed = prevArgv, prevPrevent, prevFailed || s.curCmdFailed
+	// The caller's errors before this nested call are forgotten, as
+	// Redis's call() resets prev_err_count when it starts.
+	c.propArgv, c.preventProp, s.curCmdFailed = prevArgv, prevPrevent, false
 	if s.execDepth == 0 {
 		s.flushPropagation(cmd.flags&cmdTouchesArbitraryKeys == 0)
 		if len(s.blocking.ready) > 0 {

@@ -69,6 +69,11 @@ type Server struct {
 	pendingOps   []aof.Op
 	dirty        int64 // rdb_changes_since_last_save
 	curCmdFailed bool
+	// errMark is Redis's prev_err_count (incrCommandStatsOnError): the
+	// error replies counted when the last call started or ended; a call
+	// fails if more were counted since, so an EXEC or a script is not
+	// charged with the errors of the commands it ran.
+	errMark int64
 
 	lruClock uint32
 	rnd      *rand.Rand
