@@ -555,10 +555,11 @@ func smoveCommand(c *client, argv [][]byte) {
 		s.addKey(c.db, dstKey, newObjEntry(typSet, unsafe.Pointer(do)))
 	}
 	s.signalModifiedKey(c.db, srcKey)
-	s.signalModifiedKey(c.db, dstKey)
 	s.dirty++
+	// The destination changes only when the member was not there yet.
 	if do.add(s, m) {
 		s.dirty++
+		s.signalModifiedKey(c.db, dstKey)
 		s.notify(notifySet, "sadd", dstKey, c.db.id)
 	}
 	c.integer(1)
