@@ -39,6 +39,7 @@ type persistState struct {
 	rewriteLimit        rewriteLimit
 	rdbLastCOW          int64 // bytes the last successful BGSAVE copied on write
 	aofLastCOW          int64 // and the last successful rewrite
+	loadRDBUsedMem      int64 // the used-mem aux field of the RDB being loaded
 	loadKeysLoaded      int64
 	loadKeysExpired     int64
 	loadStart           time.Time
@@ -186,6 +187,7 @@ func (s *Server) newBaseEncoder(w io.Writer, aofBase bool) snapEncoder {
 
 // encodeAll writes the whole dataset synchronously (SAVE, start-up base).
 func (s *Server) encodeAll(enc snapEncoder, aofBase bool) error {
+	s.refreshUsedMemory() // the used-mem aux field: what was in use when saving
 	if err := enc.Header(rdb.StandardAux(time.Now().Unix(), s.usedMemory(), aofBase)); err != nil {
 		return err
 	}
@@ -278,7 +280,8 @@ func (v *rdbLoader) Aux(key, val []byte) error {
 		age := max(time.Now().Unix()-cAtoi(val), 0)
 		v.s.log.Info().Msgf("RDB age %d seconds", age)
 	case "used-mem":
-		v.s.log.Info().Msgf("RDB memory usage when created %.2f Mb", float64(cAtoi(val))/(1024*1024))
+		v.s.persist.loadRDBUsedMem = cAtoi(val)
+		v.s.log.Info().Msgf("RDB memory usage when created %.2f Mb", float64(v.s.persist.loadRDBUsedMem)/(1024*1024))
 	case "aof-preamble":
 		if cAtoi(val) != 0 {
 			v.s.log.Info().Msg("RDB has an AOF tail")
@@ -345,7 +348,10 @@ func (v *rdbLoader) Key(dbID int, key []byte, val *rdb.Value, expireMs int64) er
 // one wrapping it), logging Redis's closing line of rdbLoadRio.
 func (s *Server) decodeRDB(r *bufio.Reader, v rdb.Visitor) (int64, error) {
 	s.persist.loadKeysLoaded, s.persist.loadKeysExpired = 0, 0
-	n, err := rdb.Decode(r, v, rdb.DecodeOptions{MaxDatabases: len(s.dbs)})
+	// Redis deep-checks a file it loads only under sanitize-dump-payload
+	// yes; the limits decide which encodings convert on load.
+	lim := serverLimits(s)
+	n, err := rdb.Decode(r, v, rdb.DecodeOptions{MaxDatabases: len(s.dbs), Deep: s.cfg.SanitizeDumpPayload == "yes", Limits: &lim})
 	if err == nil {
 		s.log.Info().Msgf("Done loading RDB, keys loaded: %d, keys expired: %d.", s.persist.loadKeysLoaded, s.persist.loadKeysExpired)
 	}
@@ -737,7 +743,7 @@ func (s *Server) infoPersistence(f func(k string, v any)) {
 	if s.loading {
 		f("loading_start_time", p.loadStart.Unix())
 		f("loading_total_bytes", p.loadTotal)
-		f("loading_rdb_used_mem", 0)
+		f("loading_rdb_used_mem", p.loadRDBUsedMem)
 		f("loading_loaded_bytes", p.loadDone)
 		lp := 0.0
 		if p.loadTotal > 0 {
