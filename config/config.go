@@ -106,10 +106,19 @@ type Config struct {
 	ListMaxListpackSize    int
 	ListCompressDepth      int
 
+	// Eviction (maxmemory-policy other than noeviction): keys sampled per
+	// pool refill, time budget of one eviction cycle (0-100), and the LFU
+	// counter's logarithm factor and decay period in minutes.
+	MaxMemorySamples          int
+	MaxMemoryEvictionTenacity int
+	LFULogFactor              int
+	LFUDecayTime              int
+
 	LazyfreeLazyUserDel     bool
 	LazyfreeLazyExpire      bool
 	LazyfreeLazyServerDel   bool
 	LazyfreeLazyUserFlush   bool
+	LazyfreeLazyEviction    bool
 	SlowlogLogSlowerThan    int64
 	SlowlogMaxLen           int
 	LatencyMonitorThreshold int64
