@@ -105,6 +105,8 @@ type Config struct {
 	SetMaxIntsetEntries    int
 	ListMaxListpackSize    int
 	ListCompressDepth      int
+	StreamNodeMaxEntries   int64
+	StreamNodeMaxBytes     int64
 
 	// Eviction (maxmemory-policy other than noeviction): keys sampled per
 	// pool refill, time budget of one eviction cycle (0-100), and the LFU

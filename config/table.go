@@ -215,7 +215,7 @@ var directives = []directive{
 	numD("slowlog-log-slower-than", "", mod, -1, llongMax, 10000, func(c *Config) any { return &c.SlowlogLogSlowerThan }),
 	numD("latency-monitor-threshold", "", mod, 0, llongMax, 0, func(c *Config) any { return &c.LatencyMonitorThreshold }),
 	numD("proto-max-bulk-len", "", mod|fMemory, 1024*1024, longMax, 512<<20, func(c *Config) any { return &c.ProtoMaxBulkLen }),
-	numD("stream-node-max-entries", "", mod, 0, llongMax, 100, nil),
+	numD("stream-node-max-entries", "", mod, 0, llongMax, 100, func(c *Config) any { return &c.StreamNodeMaxEntries }),
 	numD("repl-backlog-size", "", mod|fMemory, 1, llongMax, 1<<20, nil),
 	// Unsigned long long configs
 	numD("maxmemory", "", mod|fMemory|fUnsigned, 0, ullMax, 0, func(c *Config) any { return &c.MaxMemory }),
@@ -226,7 +226,7 @@ var directives = []directive{
 	numD("zset-max-listpack-entries", "zset-max-ziplist-entries", mod|fUnsigned, 0, longMax, 128, func(c *Config) any { return &c.ZSetMaxListpackEntries }),
 	numD("active-defrag-ignore-bytes", "", mod|fMemory|fUnsigned, 1, llongMax, 100<<20, nil),
 	numD("hash-max-listpack-value", "hash-max-ziplist-value", mod|fMemory|fUnsigned, 0, longMax, 64, func(c *Config) any { return &c.HashMaxListpackValue }),
-	numD("stream-node-max-bytes", "", mod|fMemory|fUnsigned, 0, longMax, 4096, nil),
+	numD("stream-node-max-bytes", "", mod|fMemory|fUnsigned, 0, longMax, 4096, func(c *Config) any { return &c.StreamNodeMaxBytes }),
 	numD("zset-max-listpack-value", "zset-max-ziplist-value", mod|fMemory|fUnsigned, 0, longMax, 64, func(c *Config) any { return &c.ZSetMaxListpackValue }),
 	numD("hll-sparse-max-bytes", "", mod|fMemory|fUnsigned, 0, longMax, 3000, func(c *Config) any { return &c.HLLSparseMaxBytes }),
 	numD("tracking-table-max-keys", "", mod|fUnsigned, 0, longMax, 1000000, nil),

@@ -22,11 +22,20 @@ import (
 // searches over nodes then entries.
 
 const (
-	streamNodeMaxEntries  = 100  // stream-node-max-entries default
-	streamNodeMaxBytes    = 4096 // stream-node-max-bytes default
 	streamListpackMax     = 1 << 30
 	scgInvalidEntriesRead = -1
 )
+
+// streamNodeLimits are stream-node-max-entries and stream-node-max-bytes:
+// when XADD starts a new node (and so what "~" trimming can remove).
+type streamNodeLimits struct{ maxEntries, maxBytes int64 }
+
+// defaultStreamNodeLimits are Redis's defaults (100 entries, 4096 bytes).
+var defaultStreamNodeLimits = streamNodeLimits{100, 4096}
+
+func (s *Server) streamNodeLimits() streamNodeLimits {
+	return streamNodeLimits{s.cfg.StreamNodeMaxEntries, s.cfg.StreamNodeMaxBytes}
+}
 
 type streamID struct{ ms, seq uint64 }
 
@@ -246,8 +255,9 @@ func (s *streamObj) memUsage() int64 {
 }
 
 // appendItem is streamAppendItem: id is the ID to use (already checked
-// by the caller against lastID). fv are field/value pairs, copied.
-func (s *streamObj) appendItem(id streamID, fv [][]byte) {
+// by the caller against lastID). fv are field/value pairs, copied; lim
+// says when the last node is full.
+func (s *streamObj) appendItem(id streamID, fv [][]byte, lim streamNodeLimits) {
 	numfields := len(fv) / 2
 	totelelen := 0
 	for _, b := range fv {
@@ -256,13 +266,13 @@ func (s *streamObj) appendItem(id streamID, fv [][]byte) {
 	var nd *streamNode
 	if len(s.nodes) > 0 {
 		nd = s.nodes[len(s.nodes)-1]
-		maxBytes := streamNodeMaxBytes
-		if maxBytes == 0 || maxBytes > streamListpackMax {
+		maxBytes := lim.maxBytes
+		if maxBytes <= 0 || maxBytes > streamListpackMax {
 			maxBytes = streamListpackMax
 		}
-		if nd.lpBytes+totelelen >= maxBytes {
+		if int64(nd.lpBytes+totelelen) >= maxBytes {
 			nd = nil
-		} else if streamNodeMaxEntries > 0 && nd.live+nd.deleted >= streamNodeMaxEntries {
+		} else if lim.maxEntries > 0 && int64(nd.live+nd.deleted) >= lim.maxEntries {
 			nd = nil
 		}
 		if nd == nil {
@@ -879,7 +889,8 @@ func (s *streamObj) toRDB() *rdb.Value {
 	return &rdb.Value{Kind: rdb.KindStream, Encoding: rdb.EncStream, Stream: st}
 }
 
-func streamFromRDB(v *rdb.Value) *streamObj {
+// streamFromRDB rebuilds a stream, its nodes split by lim.
+func streamFromRDB(v *rdb.Value, lim streamNodeLimits) *streamObj {
 	s := newStream()
 	st := v.Stream
 	if st == nil {
@@ -890,7 +901,7 @@ func streamFromRDB(v *rdb.Value) *streamObj {
 		for _, p := range e.Fields {
 			fv = append(fv, p[0], p[1])
 		}
-		s.appendItem(streamIDFromRDB(e.ID), fv)
+		s.appendItem(streamIDFromRDB(e.ID), fv, lim)
 	}
 	s.lastID = streamIDFromRDB(st.LastID)
 	s.entriesAdded = st.EntriesAdded
@@ -923,4 +934,10 @@ func streamFromRDB(v *rdb.Value) *streamObj {
 	return s
 }
 
-func streamFromRDBValue(v *rdb.Value, _ *Server) *streamObj { return streamFromRDB(v) }
+func streamFromRDBValue(v *rdb.Value, s *Server) *streamObj {
+	lim := defaultStreamNodeLimits
+	if s != nil && s.cfg != nil {
+		lim = s.streamNodeLimits()
+	}
+	return streamFromRDB(v, lim)
+}

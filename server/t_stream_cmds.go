@@ -280,7 +280,11 @@ done:
 			return -1
 		}
 	} else if a.approx {
-		a.limit = 100 * streamNodeMaxEntries
+		// 100 nodes' worth, within Redis's bounds
+		a.limit = min(max(100*c.srv.cfg.StreamNodeMaxEntries, 0), 1000000)
+		if a.limit <= 0 {
+			a.limit = 10000
+		}
 	} else {
 		a.limit = 0
 	}
@@ -365,7 +369,7 @@ func xaddCommand(c *client, argv [][]byte) {
 		c.err("ERR Elements are too large to be stored")
 		return
 	}
-	st.appendItem(id, argv[fieldPos:])
+	st.appendItem(id, argv[fieldPos:], s.streamNodeLimits())
 	c.streamID(id)
 	s.signalModifiedKey(c.db, key)
 	s.notify(notifyStream, "xadd", key, c.db.id)

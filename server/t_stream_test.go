@@ -427,7 +427,7 @@ func TestDiffStreamRandomPropagation(t *testing.T) {
 // must survive an encode/decode round trip.
 func rdbSupportsStreams() bool {
 	st := newStream()
-	st.appendItem(streamID{1, 1}, [][]byte{[]byte("f"), []byte("v")})
+	st.appendItem(streamID{1, 1}, [][]byte{[]byte("f"), []byte("v")}, defaultStreamNodeLimits)
 	p, err := rdb.AppendDumpPayload(nil, st.toRDB(), rdb.EncoderOptions{Checksum: true})
 	if err != nil {
 		return false
