@@ -89,6 +89,11 @@ type client struct {
 	closed      bool
 	closeReason string
 
+	// logArgv is what SLOWLOG and MONITOR show of the command being
+	// executed when it differs from what ran: secrets redacted (Redis
+	// original_argv, redactClientCommandArgument).
+	logArgv [][]byte
+
 	// propagation for the command being executed
 	propArgv    [][]byte
 	preventProp bool

@@ -263,6 +263,9 @@ func aclNoFileCommand(c *client, argv [][]byte) {
 }
 
 func aclSetuserCommand(c *client, argv [][]byte) {
+	for i := 2; i < len(argv); i++ { // the user and its rules: passwords
+		c.redactArg(argv, i)
+	}
 	c.err("ERR ACL SETUSER is not supported: this server has only the default user (use requirepass to set its password)")
 }
 

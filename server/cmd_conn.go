@@ -117,6 +117,10 @@ func authCommand(c *client, argv [][]byte) {
 		c.errSyntax()
 		return
 	}
+	c.redactArg(argv, 1)
+	if len(argv) == 3 {
+		c.redactArg(argv, 2)
+	}
 	var user, pass []byte
 	if len(argv) == 2 {
 		if s.cfg.Requirepass == "" {
@@ -158,6 +162,8 @@ func helloCommand(c *client, argv [][]byte) {
 		more := len(argv) - i - 1
 		switch {
 		case eqFold(argv[i], "auth") && more >= 2:
+			c.redactArg(argv, i+1)
+			c.redactArg(argv, i+2)
 			if !s.checkAuth(argv[i+1], argv[i+2]) {
 				c.err("WRONGPASS invalid username-password pair or user is disabled.")
 				return

@@ -111,6 +111,9 @@ func configSetCommand(c *client, argv [][]byte) {
 	}
 	var pairs [][2]string
 	for i := 2; i+1 < len(argv); i += 2 {
+		if sensitiveConfig(argv[i]) {
+			c.redactArg(argv, i+1) // even when the call fails
+		}
 		pairs = append(pairs, [2]string{string(argv[i]), string(argv[i+1])})
 	}
 	err := s.cfg.Set(pairs, func(changed []string) error { return s.applyConfig(changed) })

@@ -10,8 +10,8 @@ import (
 // processCommand runs one request with Redis's checks in Redis's order
 // (server.c processCommand). Called with s.mu held.
 func (s *Server) processCommand(c *client, argv [][]byte) {
-	s.curClient = c
-	defer func() { s.curClient = nil }()
+	s.curClient, s.curArgv = c, argv
+	defer func() { s.curClient, s.curArgv = nil, nil }()
 	s.stats.totalCommands++
 	if len(argv) == 0 {
 		return
@@ -109,9 +109,6 @@ func (s *Server) processCommand(c *client, argv [][]byte) {
 		c.addReplyString("+QUEUED\r\n")
 		return
 	}
-	if len(s.monitors) > 0 && cmd.flags&(cmdSkipMonitor|cmdAdmin) == 0 {
-		s.feedMonitors(c, argv)
-	}
 	s.call(c, cmd, argv)
 }
 
@@ -190,6 +187,8 @@ func (s *Server) call(c *client, cmd *command, argv [][]byte) {
 	c.propArgv, c.preventProp, s.curCmdFailed = nil, false, false
 	s.errMark = s.stats.totalErrorReplies
 	s.execDepth++
+	prevLog := c.logArgv
+	c.logArgv = nil
 	start := monoNow()
 	cmd.proc(c, argv)
 	dur := time.Duration(monoNow() - start)
@@ -208,8 +207,14 @@ func (s *Server) call(c *client, cmd *command, argv [][]byte) {
 		// and slowlog entry (unblockReplied).
 		bs.cmd, bs.dur = cmd, dur
 	} else if cmd.flags&cmdSkipSlowlog == 0 {
-		s.slowlog.maybeAdd(s, c, argv, dur)
+		s.slowlog.maybeAdd(s, c, c.loggedArgv(argv), dur)
 	}
+	// MONITOR sees a command once it ran, as the client sent it (secrets
+	// redacted), in the DB it left selected (Redis call()).
+	if len(s.monitors) > 0 && cmd.flags&(cmdSkipMonitor|cmdAdmin) == 0 && !s.aofLoadingContext(c) {
+		s.feedMonitors(c, c.loggedArgv(argv))
+	}
+	c.logArgv = prevLog
 	s.latency.maybeAdd("command", dur, s.cfg.LatencyMonitorThreshold)
 	changed := s.dirty != dirtyBefore || s.forceProp
 	s.forceProp = prevForce
@@ -329,6 +334,10 @@ func (c *client) reject(cmd *command, msg string) {
 	if cmd != nil && cmd.name == "exec" && cmd.parent == nil {
 		c.discardTransaction()
 		c.err("EXECABORT Transaction discarded because of: " + strings.TrimPrefix(msg, "ERR "))
+		// It never runs, yet MONITOR shows it (Redis execCommandAbort).
+		if s := c.srv; len(s.monitors) > 0 && s.curClient == c && !s.loading {
+			s.feedMonitors(c, s.curArgv)
+		}
 		return
 	}
 	c.err(msg)

@@ -429,9 +429,6 @@ func (e *luaEngine) redisCall(L *lua.LState, raise bool) int {
 	}
 	f := e.fake
 	f.out = f.out[:0]
-	if len(s.monitors) > 0 && cmd.flags&(cmdSkipMonitor|cmdAdmin) == 0 {
-		s.feedMonitors(f, argv)
-	}
 	if e.cur != nil && cmd.flags&cmdWrite != 0 {
 		e.cur.wrote.Store(true) // from now on SCRIPT KILL refuses (UNKILLABLE)
 	}

@@ -66,6 +66,7 @@ type Server struct {
 	// nothing (Redis's forceCommandPropagation; FLUSHALL).
 	forceProp    bool
 	curClient    *client // client whose command is executing (for fedOff)
+	curArgv      [][]byte // its arguments (MONITOR shows an aborted EXEC)
 	pendingOps   []aof.Op
 	dirty        int64 // rdb_changes_since_last_save
 	curCmdFailed bool

@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/aofserver/aofserver/config"
 )
 
 type slowlogEntry struct {
@@ -22,9 +24,41 @@ type slowlog struct {
 
 func (l *slowlog) init() {}
 
+var redacted = []byte("(redacted)")
+
+// redactArg makes SLOWLOG and MONITOR show argv[i] of the command being
+// executed as "(redacted)" (Redis redactClientCommandArgument): AUTH, HELLO
+// AUTH, ACL SETUSER and CONFIG SET of a secret call it before they can fail.
+func (c *client) redactArg(argv [][]byte, i int) {
+	if c.logArgv == nil {
+		c.logArgv = append(make([][]byte, 0, len(argv)), argv...)
+	}
+	c.logArgv[i] = redacted
+}
+
+// loggedArgv is what SLOWLOG and MONITOR show of the command that ran with
+// argv: the arguments as the client sent them, secrets redacted. (Commands
+// that propagate differently, SET EX as SET PXAT, SPOP as SREM, ... only
+// change their propagated copy, c.propArgv.)
+func (c *client) loggedArgv(argv [][]byte) [][]byte {
+	if c.logArgv != nil {
+		return c.logArgv
+	}
+	return argv
+}
+
+// sensitiveConfig reports whether CONFIG SET name takes a secret.
+func sensitiveConfig(name []byte) bool { return config.Sensitive(string(name)) }
+
+// aofLoadingContext: commands replayed from the AOF (and scripts they run)
+// are neither slow-logged nor shown to MONITOR (Redis isAOFLoadingContext).
+func (s *Server) aofLoadingContext(c *client) bool {
+	return s.loading && c.flags&flagFake != 0
+}
+
 func (l *slowlog) maybeAdd(s *Server, c *client, argv [][]byte, d time.Duration) {
 	thr := s.cfg.SlowlogLogSlowerThan
-	if thr < 0 || d.Microseconds() < thr {
+	if thr < 0 || d.Microseconds() < thr || s.aofLoadingContext(c) {
 		return
 	}
 	max := s.cfg.SlowlogMaxLen
@@ -46,7 +80,11 @@ func (l *slowlog) maybeAdd(s *Server, c *client, argv [][]byte, d time.Duration)
 			args[i] = cloneBytes(a)
 		}
 	}
-	e := slowlogEntry{id: l.nextID, time: time.Now().Unix(), duration: d.Microseconds(), argv: args, addr: c.addr, name: c.name}
+	addr := c.addr
+	if c.flags&flagFake != 0 {
+		addr = "?:0" // a script's client: Redis's peer id of a client without a connection
+	}
+	e := slowlogEntry{id: l.nextID, time: time.Now().Unix(), duration: d.Microseconds(), argv: args, addr: addr, name: c.name}
 	l.nextID++
 	l.entries = append([]slowlogEntry{e}, l.entries...)
 	if max >= 0 && len(l.entries) > max {
