@@ -9,10 +9,17 @@ import (
 // for a bounded slice of background work.
 func (s *Server) cronLoop() {
 	defer s.wg.Done()
-	hz := s.cfg.Hz
-	if hz <= 0 {
-		hz = 10
+	// The config is read under the executor: CONFIG SET rewrites it.
+	cronHz := func() (hz int, maxmem bool) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		hz = s.cfg.Hz
+		if hz <= 0 {
+			hz = 10
+		}
+		return hz, s.cfg.MaxMemory > 0
 	}
+	hz, _ := cronHz()
 	t := time.NewTicker(time.Second / time.Duration(hz))
 	defer t.Stop()
 	lastMem := time.Time{}
@@ -25,7 +32,12 @@ func (s *Server) cronLoop() {
 		case <-t.C:
 		}
 		now := time.Now()
-		if now.Sub(lastMem) >= 100*time.Millisecond && s.cfg.MaxMemory > 0 {
+		newHz, maxmem := cronHz()
+		if newHz != hz { // CONFIG SET hz applies at once, as in Redis
+			hz = newHz
+			t.Reset(time.Second / time.Duration(hz))
+		}
+		if now.Sub(lastMem) >= 100*time.Millisecond && maxmem {
 			var ms runtime.MemStats
 			runtime.ReadMemStats(&ms)
 			s.mu.Lock()

@@ -27,7 +27,11 @@ func TestDebugCrashAsRedis(t *testing.T) {
 			"# Guru Meditation: DEBUG PANIC called at Unix time "}},
 	} {
 		var tails []string
-		for _, bin := range []string{exe, real} {
+		for attempt, bin := 0, ""; len(tails) < 2; attempt++ {
+			bin = exe
+			if len(tails) == 1 {
+				bin = real
+			}
 			p := startProc(t, bin, "--dir", t.TempDir(), "--save", "", "--enable-debug-command", "yes")
 			c := dialResp(t, p.addr())
 			if r, err := c.do("DEBUG", tc.sub); err == nil {
@@ -56,6 +60,11 @@ func TestDebugCrashAsRedis(t *testing.T) {
 				}
 			}
 			j := strings.Index(out, "\n=== REDIS BUG REPORT END.")
+			if j < i && bin == real && attempt < 5 {
+				// Real Redis's handler sometimes faults again while it
+				// dumps its stack's contents, and dies mid-report.
+				continue
+			}
 			if j < i {
 				t.Fatalf("%s: no report end:\n%s", bin, out)
 			}
