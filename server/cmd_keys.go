@@ -255,10 +255,12 @@ func scanCommand(c *client, argv [][]byte) {
 	}
 }
 
+// randomkeyCommand is Redis 7.0's dbRandomKey: a fair pick (a key's
+// chance does not depend on its bucket's chain), skipping expired keys.
 func randomkeyCommand(c *client, argv [][]byte) {
 	s := c.srv
 	for tries := 0; tries < 100; tries++ {
-		k, _, ok := c.db.keys.RandomKey(s.rnd)
+		k, _, ok := c.db.keys.FairRandomKey(s.rnd)
 		if !ok {
 			break
 		}
@@ -268,7 +270,7 @@ func randomkeyCommand(c *client, argv [][]byte) {
 		c.bulkString(k)
 		return
 	}
-	if k, _, ok := c.db.keys.RandomKey(s.rnd); ok {
+	if k, _, ok := c.db.keys.FairRandomKey(s.rnd); ok {
 		c.bulkString(k)
 		return
 	}
