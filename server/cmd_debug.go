@@ -96,6 +96,10 @@ func debugCommand(c *client, argv [][]byte) {
 	case n == 3 && eqFold(sub, "sleep"):
 		debugSleep(s, cStrtod(argv[2]))
 		c.ok()
+	case n == 3 && eqFold(sub, "set-disable-deny-scripts"):
+		n, _ := strconv.Atoi(string(argv[2])) // atoi: garbage is 0
+		s.scriptEngine().denyScriptsOff = n != 0
+		c.ok()
 	case n == 2 && eqFold(sub, "segfault"):
 		s.debugSegfault()
 	case n == 2 && eqFold(sub, "panic"):

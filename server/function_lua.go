@@ -100,7 +100,7 @@ func newFuncEngine(s *Server) *funcEngine {
 	}
 	setRedisVersion(r)
 	fe.loadAPI = L.NewTable()
-	fe.loadAPI.RawSetString("redis", readonlyProxy(L, r, true))
+	fe.loadAPI.RawSetString("redis", e.readonlyProxy(r, true))
 
 	// The globals proxy functions see: strict, read-only, reading through
 	// to fe.cur (switched while a library loads).
@@ -120,8 +120,15 @@ func newFuncEngine(s *Server) *funcEngine {
 	}))
 	mt.RawSetString("__metatable", lua.LFalse)
 	L.SetMetatable(env, mt)
+	e.protected[env] = func() *lua.LTable { return fe.cur }
 	e.env = env
 	fe.globals.RawSetString("_G", env)
+	// what EVAL has and functions do not
+	fe.globals.RawSetString("__redis__err__handler", lua.LNil)
+	rt := e.protected[fe.globals.RawGetString("redis").(*lua.LTable)]()
+	for _, n := range []string{"breakpoint", "debug", "replicate_commands"} {
+		rt.RawSetString(n, lua.LNil)
+	}
 	return fe
 }
 
@@ -504,6 +511,7 @@ func (fe *funcEngine) call(c *client, f *funcInfo, argv [][]byte, keys, args [][
 	e := fe.e
 	L := e.L
 	e.ro = ro || f.flags&scriptFlagNoWrites != 0
+	e.allowOOM = f.flags&(scriptFlagAllowOOM|scriptFlagNoWrites) != 0
 	e.argv = argv
 	defer func() { e.argv = nil }()
 	e.exec(c, f.fn, f.name, false, bytesTable(L, keys), bytesTable(L, args))

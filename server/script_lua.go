@@ -5,7 +5,6 @@ import (
 	"crypto/sha1"
 	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -25,10 +24,18 @@ type luaEngine struct {
 	fake  *client // runs the commands of redis.call
 	errh  *lua.LFunction
 	env   *lua.LTable // the scripts' read-only view of the globals
-	// noWrites: scripts whose shebang has flags=no-writes
-	noWrites map[string]bool
+	// noWrites: scripts whose shebang has flags=no-writes; allowOOMs:
+	// flags=allow-oom; shebang: the script has one (it declares flags)
+	noWrites, allowOOMs, shebang map[string]bool
 
 	ro bool // the running script may not write
+	// allowOOM: the running script's flags let it write past maxmemory;
+	// startOOM: the server was out of memory when it started; dirty: it
+	// already wrote (later writes are not refused halfway)
+	allowOOM, startOOM, dirty bool
+	// denyScriptsOff: DEBUG SET-DISABLE-DENY-SCRIPTS 1 lets scripts run
+	// no-script commands (kept across SCRIPT FLUSH, read on the EVAL engine)
+	denyScriptsOff bool
 
 	// source names the chunks in error locations: "@user_script" for
 	// EVAL, "@user_function" for FCALL.
@@ -41,6 +48,9 @@ type luaEngine struct {
 	argv [][]byte
 	// run is the script in execution (busy-script state), nil when idle.
 	cur *scriptRun
+	// protected maps the read-only proxies scripts see to the tables they
+	// protect (rawget, pairs, ... read through them).
+	protected map[*lua.LTable]func() *lua.LTable
 }
 
 // scriptEngine returns the server's Lua state (created on first use; only
@@ -54,9 +64,10 @@ func (s *Server) scriptEngine() *luaEngine {
 
 func (s *Server) resetScriptEngine() {
 	if s.lua != nil {
-		reg := s.lua.fnReg
+		reg, denyOff := s.lua.fnReg, s.lua.denyScriptsOff
 		s.lua.L.Close()
 		s.lua = nil
+		s.scriptEngine().denyScriptsOff = denyOff
 		if reg != nil {
 			s.scriptEngine().fnReg = reg
 		}
@@ -66,7 +77,8 @@ func (s *Server) resetScriptEngine() {
 const luaScriptSource = "@user_script"
 
 func newLuaEngine(s *Server) *luaEngine {
-	e := &luaEngine{s: s, funcs: map[string]*lua.LFunction{}, noWrites: map[string]bool{}, source: luaScriptSource}
+	e := &luaEngine{s: s, funcs: map[string]*lua.LFunction{}, noWrites: map[string]bool{}, allowOOMs: map[string]bool{},
+		shebang: map[string]bool{}, source: luaScriptSource}
 	e.fake = s.newFakeClient()
 	e.fake.addr = "lua" // as MONITOR shows the commands scripts run
 	L := lua.NewState(lua.Options{SkipOpenLibs: true})
@@ -79,10 +91,24 @@ func newLuaEngine(s *Server) *luaEngine {
 		L.Push(lua.LString(lib.name))
 		L.Call(1, 0)
 	}
+	L.Push(L.NewFunction(lua.OpenCoroutine))
+	L.Push(lua.LString(lua.CoroutineLibName))
+	L.Call(1, 0)
 	g := L.G.Global
-	for _, n := range []string{"dofile", "loadfile", "module", "require", "print"} {
+	// Redis 7.0's sandbox: no file access, no print, no environments
+	for _, n := range []string{"dofile", "loadfile", "module", "require", "print", "getfenv", "setfenv",
+		"newproxy", "_printregs", "package", "_GOPHER_LUA_VERSION"} {
 		g.RawSetString(n, lua.LNil)
 	}
+	g.RawSetString("gcinfo", L.NewFunction(func(L *lua.LState) int {
+		L.Push(lua.LNumber(0))
+		return 1
+	}))
+	mathLib := g.RawGetString("math").(*lua.LTable)
+	mathLib.RawSetString("random", L.NewFunction(luaMathRandom))
+	mathLib.RawSetString("randomseed", L.NewFunction(luaMathRandomseed))
+	mathLib.RawSetString("mod", mathLib.RawGetString("fmod"))
+	e.protected = map[*lua.LTable]func() *lua.LTable{}
 	r := L.NewTable()
 	fns := map[string]lua.LGFunction{
 		"call":               func(L *lua.LState) int { return e.redisCall(L, true) },
@@ -92,7 +118,8 @@ func newLuaEngine(s *Server) *luaEngine {
 		"sha1hex":            luaSha1hex,
 		"log":                e.luaLog,
 		"setresp":            e.luaSetResp,
-		"set_repl":           func(L *lua.LState) int { return 0 },
+		"set_repl":           luaSetRepl,
+		"acl_check_cmd":      e.aclCheckCmd,
 		"replicate_commands": func(L *lua.LState) int { L.Push(lua.LTrue); return 1 },
 		"breakpoint":         func(L *lua.LState) int { L.Push(lua.LFalse); return 1 },
 		"debug":              func(L *lua.LState) int { return 0 },
@@ -138,21 +165,131 @@ func newLuaEngine(s *Server) *luaEngine {
 	g.RawSetString("bit", luaBitLib(L))
 	g.RawSetString("cjson", luaCjsonLib(L))
 	g.RawSetString("cmsgpack", luaCmsgpackLib(L))
-	for _, lib := range []string{"redis", "string", "math", "table", "bit", "cjson", "cmsgpack"} {
-		g.RawSetString(lib, readonlyProxy(L, g.RawGetString(lib).(*lua.LTable), false))
+	g.RawSetString("struct", luaStructLib(L))
+	for _, lib := range []string{"redis", "string", "math", "table", "bit", "cjson", "cmsgpack", "struct", "coroutine"} {
+		g.RawSetString(lib, e.readonlyProxy(g.RawGetString(lib).(*lua.LTable), false))
 	}
-	e.env = readonlyProxy(L, g, true)
+	e.env = e.readonlyProxy(g, true)
 	g.RawSetString("_G", e.env)
 	e.errh = L.NewFunction(func(L *lua.LState) int { return luaErrHandler(L, e.source) })
+	g.RawSetString("__redis__err__handler", e.errh)
+	e.guardRawAccess(g)
 	return e
+}
+
+// scriptStartOOM is the server's memory state as a script starts (Redis's
+// pre_command_oom_state): past maxmemory with nothing to evict.
+func (s *Server) scriptStartOOM() bool {
+	if s.cfg.MaxMemory == 0 || s.loading {
+		return false
+	}
+	s.refreshUsedMemory()
+	return s.usedMemory() > s.cfg.MaxMemory && s.cfg.MaxMemoryPolicy == "noeviction"
+}
+
+// guardRawAccess makes the functions that bypass metatables (rawset,
+// rawget, next, pairs, setmetatable, getmetatable) see the protected
+// tables as Redis's read-only tables: writes fail with "Attempt to modify
+// a readonly table" (raised inside a C function: no position), reads see
+// the real content.
+func (e *luaEngine) guardRawAccess(g *lua.LTable) {
+	L := e.L
+	target := func(v lua.LValue) *lua.LTable {
+		if t, ok := v.(*lua.LTable); ok {
+			if f := e.protected[t]; f != nil {
+				return f()
+			}
+		}
+		return nil
+	}
+	refuse := func(L *lua.LState) { L.Error(lua.LString("Attempt to modify a readonly table"), 0) }
+	wrap := func(name string, f func(L *lua.LState, orig lua.LValue) int) {
+		orig := g.RawGetString(name)
+		g.RawSetString(name, L.NewFunction(func(L *lua.LState) int { return f(L, orig) }))
+	}
+	callOrig := func(L *lua.LState, orig lua.LValue) int {
+		n := L.GetTop()
+		L.Insert(orig, 1)
+		L.Call(n, lua.MultRet)
+		return L.GetTop()
+	}
+	wrap("rawset", func(L *lua.LState, orig lua.LValue) int {
+		if target(L.Get(1)) != nil {
+			refuse(L)
+		}
+		return callOrig(L, orig)
+	})
+	wrap("setmetatable", func(L *lua.LState, orig lua.LValue) int {
+		if target(L.Get(1)) != nil {
+			refuse(L)
+		}
+		return callOrig(L, orig)
+	})
+	wrap("rawget", func(L *lua.LState, orig lua.LValue) int {
+		if t := target(L.Get(1)); t != nil {
+			L.Replace(1, t)
+		}
+		return callOrig(L, orig)
+	})
+	var next lua.LValue
+	wrap("next", func(L *lua.LState, orig lua.LValue) int {
+		if t := target(L.Get(1)); t != nil {
+			L.Replace(1, t)
+		}
+		return callOrig(L, orig)
+	})
+	next = g.RawGetString("next")
+	wrap("pairs", func(L *lua.LState, orig lua.LValue) int {
+		if t := target(L.Get(1)); t != nil {
+			L.Push(next)
+			L.Push(t)
+			L.Push(lua.LNil)
+			return 3
+		}
+		return callOrig(L, orig)
+	})
+	// getmetatable: the globals' metatable (its __index raising on unknown
+	// names) and the strings' one are read-only; the libraries have none
+	var strMt, globalsMt lua.LValue
+	wrap("getmetatable", func(L *lua.LState, orig lua.LValue) int {
+		switch v := L.Get(1).(type) {
+		case lua.LString:
+			if strMt == nil {
+				if mt, ok := L.GetMetatable(v).(*lua.LTable); ok {
+					strMt = e.readonlyProxy(mt, false)
+				} else {
+					strMt = lua.LNil
+				}
+			}
+			L.Push(strMt)
+			return 1
+		case *lua.LTable:
+			if v == e.env {
+				if globalsMt == nil {
+					mt := L.NewTable()
+					mt.RawSetString("__index", e.env.Metatable.(*lua.LTable).RawGetString("__index"))
+					globalsMt = e.readonlyProxy(mt, false)
+				}
+				L.Push(globalsMt)
+				return 1
+			}
+			if target(v) != nil {
+				L.Push(lua.LNil)
+				return 1
+			}
+		}
+		return callOrig(L, orig)
+	})
 }
 
 // luaErrHandler turns any error into a table {err=..., source=..., line=...}
 // naming the script line that raised it (Redis __redis__err__handler).
 // readonlyProxy returns an empty table reading through to t whose writes
 // fail; strict makes reading a missing key an error too (globals).
-func readonlyProxy(L *lua.LState, t *lua.LTable, strict bool) *lua.LTable {
+func (e *luaEngine) readonlyProxy(t *lua.LTable, strict bool) *lua.LTable {
+	L := e.L
 	p := L.NewTable()
+	e.protected[p] = func() *lua.LTable { return t }
 	mt := L.NewTable()
 	if strict {
 		mt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
@@ -207,12 +344,13 @@ func luaErrHandler(L *lua.LState, source string) int {
 // compile loads body into the cache under sha; it returns the error reply
 // text on failure.
 func (e *luaEngine) compile(sha string, body []byte) string {
-	noWrites := false
+	noWrites, allowOOM := false, false
 	if bytes.HasPrefix(body, []byte("#!")) {
-		line := body
-		if i := bytes.IndexByte(body, '\n'); i >= 0 {
-			line = body[:i]
+		i := bytes.IndexByte(body, '\n')
+		if i < 0 {
+			return "ERR Invalid script shebang"
 		}
+		line := body[:i]
 		parts := strings.Fields(string(line))
 		if len(parts) == 0 || parts[0] != "#!lua" {
 			eng := string(line)
@@ -230,7 +368,9 @@ func (e *luaEngine) compile(sha string, body []byte) string {
 				switch f {
 				case "no-writes":
 					noWrites = true
-				case "allow-oom", "allow-stale", "no-cluster", "allow-cross-slot-keys", "":
+				case "allow-oom":
+					allowOOM = true
+				case "allow-stale", "no-cluster", "allow-cross-slot-keys", "":
 				default:
 					return "ERR Unexpected flag in script shebang: " + f
 				}
@@ -249,6 +389,8 @@ func (e *luaEngine) compile(sha string, body []byte) string {
 	}
 	fn.Env = e.env
 	e.funcs[sha] = fn
+	e.shebang[sha] = bytes.HasPrefix(body, []byte("--#!"))
+	e.allowOOMs[sha] = allowOOM
 	if noWrites {
 		e.noWrites[sha] = true
 	} else {
@@ -285,7 +427,25 @@ func luaSyntaxMessage(msg string, body []byte) string {
 }
 
 func (e *luaEngine) run(c *client, sha string, keys, args [][]byte, ro bool) {
+	// a script declaring flags is judged by them first (scriptPrepareForRun)
+	if e.shebang[sha] && !e.noWrites[sha] {
+		if ro {
+			c.err("ERR Can not execute a script with write flag using *_ro command.")
+			return
+		}
+		if msg := e.s.writeRefusal(); msg != "" {
+			c.err(msg)
+			return
+		}
+		if !e.allowOOMs[sha] && c.flags&flagFake == 0 && e.s.scriptStartOOM() {
+			c.err("OOM command not allowed when used memory > 'maxmemory'.")
+			return
+		}
+	}
 	e.ro = ro || e.noWrites[sha]
+	// without a shebang, scripts may write past maxmemory only if they
+	// are already writing (Redis's compatibility mode)
+	e.allowOOM = e.shebang[sha] && (e.allowOOMs[sha] || e.noWrites[sha])
 	g := e.L.G.Global
 	g.RawSetString("KEYS", bytesTable(e.L, keys))
 	g.RawSetString("ARGV", bytesTable(e.L, args))
@@ -299,6 +459,8 @@ func (e *luaEngine) exec(c *client, fn *lua.LFunction, name string, isEval bool,
 	L := e.L
 	e.fake.db = c.db
 	e.fake.resp = 2
+	e.dirty = false
+	e.startOOM = c.flags&flagFake == 0 && e.s.scriptStartOOM()
 	defer L.SetTop(0)
 	if s := e.s; len(s.monitors) > 0 && e.argv != nil {
 		// EVAL and FCALL skip the monitors in processCommand: they are fed
@@ -368,11 +530,15 @@ func bytesTable(L *lua.LState, items [][]byte) *lua.LTable {
 	return t
 }
 
-// luaError builds Redis's error table from a reply or message: "-CODE msg"
-// loses the dash, a message without one gets the ERR code.
+// luaError builds Redis's error table from a reply or message (Redis
+// luaPushError): "-CODE msg" loses the dash, "-word" without a space and a
+// message without a dash get the ERR code.
 func luaErrorTable(L *lua.LState, msg string) *lua.LTable {
 	if strings.HasPrefix(msg, "-") {
 		msg = msg[1:]
+		if !strings.Contains(msg, " ") {
+			msg = "ERR " + msg
+		}
 	} else {
 		msg = "ERR " + msg
 	}
@@ -410,22 +576,42 @@ func (e *luaEngine) redisCall(L *lua.LState, raise bool) int {
 	}
 	s := e.s
 	cmd, _ := s.lookupCommand(argv)
+	// scriptCall's refusals: counted in the error stats (and the command's
+	// rejected_calls) now, not again if the script returns the error
+	reject := func(msg string) int {
+		t := luaErrorTable(L, msg)
+		s.countError(string(t.RawGetString("err").(lua.LString)))
+		if cmd != nil {
+			cmd.rejected++
+		}
+		t.RawSetString("ignore_error_stats_update", lua.LTrue)
+		return fail(t)
+	}
 	if cmd == nil {
-		return fail(luaErrorTable(L, "Unknown Redis command called from script"))
+		return reject("Unknown Redis command called from script")
 	}
 	if !arityOK(cmd, len(argv)) {
-		return fail(luaErrorTable(L, "Wrong number of args calling Redis command from script"))
+		return reject("Wrong number of args calling Redis command from script")
 	}
-	if cmd.flags&cmdNoScript != 0 {
-		return fail(luaErrorTable(L, "This Redis command is not allowed from script"))
+	if cmd.flags&cmdNoScript != 0 && !s.scriptEngine().denyScriptsOff {
+		return reject("This Redis command is not allowed from script")
+	}
+	// may-replicate commands (PUBLISH, ...) count as writes for a read-only
+	// script (Redis scriptVerifyWriteCommandAllow)
+	if e.ro && cmd.flags&(cmdWrite|cmdMayReplicate) != 0 {
+		return reject("Write commands are not allowed from read-only scripts.")
+	}
+	// once the script wrote, it is not stopped halfway by the server state
+	if cmd.flags&cmdWrite != 0 && !e.dirty {
+		if msg := s.writeRefusal(); msg != "" {
+			return reject("-" + msg)
+		}
+	}
+	if cmd.flags&cmdDenyOOM != 0 && !e.allowOOM && !e.dirty && e.startOOM {
+		return reject("-OOM command not allowed when used memory > 'maxmemory'.")
 	}
 	if cmd.flags&cmdWrite != 0 {
-		if e.ro {
-			return fail(luaErrorTable(L, "Write commands are not allowed from read-only scripts."))
-		}
-		if msg := s.writeRefusal(); msg != "" {
-			return fail(luaErrorTable(L, "-"+msg))
-		}
+		e.dirty = true
 	}
 	f := e.fake
 	f.out = f.out[:0]
@@ -724,6 +910,44 @@ func luaNumToInt(f float64) int64 {
 	return int64(f)
 }
 
+// luaSetRepl validates redis.set_repl's flags (scripts' effects are
+// always propagated here: there are no replicas, and the AOF gets them all).
+func luaSetRepl(L *lua.LState) int {
+	if L.GetTop() != 1 {
+		L.Error(luaErrorTable(L, "redis.set_repl() requires two arguments."), 0)
+	}
+	f, _ := luaToNumber(L.Get(1))
+	if int64(f)&^3 != 0 {
+		L.Error(luaErrorTable(L, "Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE."), 0)
+	}
+	return 0
+}
+
+// aclCheckCmd is redis.acl_check_cmd: the default user, the only one,
+// may run every command on every key.
+func (e *luaEngine) aclCheckCmd(L *lua.LState) int {
+	n := L.GetTop()
+	if n == 0 {
+		L.Error(luaErrorTable(L, "Please specify at least one argument for this redis lib call"), 0)
+	}
+	argv := make([][]byte, n)
+	for i := 1; i <= n; i++ {
+		switch v := L.Get(i).(type) {
+		case lua.LString:
+			argv[i-1] = []byte(string(v))
+		case lua.LNumber:
+			argv[i-1] = fixExp(strconv.AppendFloat(nil, float64(v), 'g', 17, 64))
+		default:
+			L.Error(luaErrorTable(L, "Lua redis lib command arguments must be strings or integers"), 0)
+		}
+	}
+	if cmd, _ := e.s.lookupCommand(argv); cmd == nil {
+		L.Error(luaErrorTable(L, "Invalid command passed to redis.acl_check_cmd()"), 0)
+	}
+	L.Push(lua.LTrue)
+	return 1
+}
+
 func luaErrorReply(L *lua.LState) int {
 	if L.GetTop() != 1 || L.Get(1).Type() != lua.LTString {
 		L.Push(luaErrorTable(L, "wrong number or type of arguments"))
@@ -803,72 +1027,125 @@ func (e *luaEngine) luaLog(L *lua.LState) int {
 	return 0
 }
 
-// luaBitLib is the LuaBitOp library Redis bundles (bit.band & co.), on
-// signed 32-bit integers.
+// luaBitLib is the LuaBitOp 1.0.2 library Redis bundles (bit.band & co.),
+// on signed 32-bit integers.
 func luaBitLib(L *lua.LState) *lua.LTable {
-	tobit := func(L *lua.LState, i int) uint32 {
-		f := math.RoundToEven(float64(L.CheckNumber(i)))
-		return uint32(int64(math.Mod(f, 4294967296)))
-	}
-	ret := func(L *lua.LState, v uint32) int {
-		L.Push(lua.LNumber(int32(v)))
-		return 1
-	}
-	fold := func(op func(a, b uint32) uint32) lua.LGFunction {
-		return func(L *lua.LState) int {
-			v := tobit(L, 1)
-			for i := 2; i <= L.GetTop(); i++ {
-				v = op(v, tobit(L, i))
+	t := L.NewTable()
+	fn := func(name string, f func(L *lua.LState, arg func(i int) uint32) uint32) {
+		t.RawSetString(name, L.NewFunction(func(L *lua.LState) int {
+			// barg: the number plus 2^52+2^51 keeps its rounded integer
+			// in the low 32 bits of the double
+			arg := func(i int) uint32 {
+				f, ok := luaToNumber(L.Get(i))
+				b := uint32(math.Float64bits(f + 6755399441055744.0))
+				if b == 0 && (!ok || i > L.GetTop()) {
+					luaCTypeError(L, i, name, "number")
+				}
+				return b
 			}
-			return ret(L, v)
+			L.Push(lua.LNumber(int32(f(L, arg))))
+			return 1
+		}))
+	}
+	fold := func(op func(a, b uint32) uint32) func(L *lua.LState, arg func(int) uint32) uint32 {
+		return func(L *lua.LState, arg func(int) uint32) uint32 {
+			v := arg(1)
+			for i := L.GetTop(); i > 1; i-- {
+				v = op(v, arg(i))
+			}
+			return v
 		}
 	}
-	shift := func(op func(a uint32, n uint) uint32) lua.LGFunction {
-		return func(L *lua.LState) int { return ret(L, op(tobit(L, 1), uint(tobit(L, 2)&31))) }
+	shift := func(op func(a uint32, n uint) uint32) func(L *lua.LState, arg func(int) uint32) uint32 {
+		return func(L *lua.LState, arg func(int) uint32) uint32 {
+			b := arg(1)
+			return op(b, uint(arg(2)&31))
+		}
 	}
-	fns := map[string]lua.LGFunction{
-		"tobit":   func(L *lua.LState) int { return ret(L, tobit(L, 1)) },
-		"bnot":    func(L *lua.LState) int { return ret(L, ^tobit(L, 1)) },
-		"band":    fold(func(a, b uint32) uint32 { return a & b }),
-		"bor":     fold(func(a, b uint32) uint32 { return a | b }),
-		"bxor":    fold(func(a, b uint32) uint32 { return a ^ b }),
-		"lshift":  shift(func(a uint32, n uint) uint32 { return a << n }),
-		"rshift":  shift(func(a uint32, n uint) uint32 { return a >> n }),
-		"arshift": shift(func(a uint32, n uint) uint32 { return uint32(int32(a) >> n) }),
-		"rol":     shift(func(a uint32, n uint) uint32 { return a<<n | a>>((32-n)&31) }),
-		"ror":     shift(func(a uint32, n uint) uint32 { return a>>n | a<<((32-n)&31) }),
-		"bswap": func(L *lua.LState) int {
-			v := tobit(L, 1)
-			return ret(L, v>>24|(v>>8)&0xff00|(v&0xff00)<<8|v<<24)
-		},
-		"tohex": func(L *lua.LState) int {
-			v := tobit(L, 1)
-			n := int32(8)
-			if L.GetTop() >= 2 {
-				n = int32(tobit(L, 2))
+	fn("tobit", func(L *lua.LState, arg func(int) uint32) uint32 { return arg(1) })
+	fn("bnot", func(L *lua.LState, arg func(int) uint32) uint32 { return ^arg(1) })
+	fn("band", fold(func(a, b uint32) uint32 { return a & b }))
+	fn("bor", fold(func(a, b uint32) uint32 { return a | b }))
+	fn("bxor", fold(func(a, b uint32) uint32 { return a ^ b }))
+	fn("lshift", shift(func(a uint32, n uint) uint32 { return a << n }))
+	fn("rshift", shift(func(a uint32, n uint) uint32 { return a >> n }))
+	fn("arshift", shift(func(a uint32, n uint) uint32 { return uint32(int32(a) >> n) }))
+	fn("rol", shift(func(a uint32, n uint) uint32 { return a<<n | a>>((32-n)&31) }))
+	fn("ror", shift(func(a uint32, n uint) uint32 { return a>>n | a<<((32-n)&31) }))
+	fn("bswap", func(L *lua.LState, arg func(int) uint32) uint32 {
+		v := arg(1)
+		return v>>24 | (v>>8)&0xff00 | (v&0xff00)<<8 | v<<24
+	})
+	t.RawSetString("tohex", L.NewFunction(func(L *lua.LState) int {
+		arg := func(i int) uint32 {
+			f, ok := luaToNumber(L.Get(i))
+			b := uint32(math.Float64bits(f + 6755399441055744.0))
+			if b == 0 && (!ok || i > L.GetTop()) {
+				luaCTypeError(L, i, "tohex", "number")
 			}
-			digits := "0123456789abcdef"
-			if n < 0 {
-				n = -n
-				digits = "0123456789ABCDEF"
-			}
-			if n > 8 {
-				n = 8
-			}
-			buf := make([]byte, n)
-			for i := int(n) - 1; i >= 0; i-- {
-				buf[i] = digits[v&15]
-				v >>= 4
-			}
-			L.Push(lua.LString(buf))
-			return 1
-		},
-	}
-	t := L.NewTable()
-	for n, f := range fns {
-		t.RawSetString(n, L.NewFunction(f))
-	}
+			return b
+		}
+		v := arg(1)
+		n := int32(8)
+		if L.GetTop() >= 2 {
+			n = int32(arg(2))
+		}
+		digits := "0123456789abcdef"
+		if n == math.MinInt32 {
+			n++
+		}
+		if n < 0 {
+			n = -n
+			digits = "0123456789ABCDEF"
+		}
+		if n > 8 {
+			n = 8
+		}
+		buf := make([]byte, n)
+		for i := int(n) - 1; i >= 0; i-- {
+			buf[i] = digits[v&15]
+			v >>= 4
+		}
+		L.Push(lua.LString(buf))
+		return 1
+	}))
 	return t
+}
+
+// luaMathRandom and luaMathRandomseed are Redis's math.random and
+// math.randomseed (Lua's, on redisLrand48).
+func luaMathRandom(L *lua.LState) int {
+	scriptRand.Lock()
+	r := float64(scriptRand.r.next()%rand48Max) / rand48Max
+	scriptRand.Unlock()
+	switch L.GetTop() {
+	case 0:
+		L.Push(lua.LNumber(r))
+	case 1:
+		u := int32(luaCCheckInt(L, 1, "random"))
+		if u < 1 {
+			luaCArgError(L, 1, "random", "interval is empty")
+		}
+		L.Push(lua.LNumber(math.Floor(r*float64(u)) + 1))
+	case 2:
+		l := int32(luaCCheckInt(L, 1, "random"))
+		u := int32(luaCCheckInt(L, 2, "random"))
+		if l > u {
+			luaCArgError(L, 2, "random", "interval is empty")
+		}
+		L.Push(lua.LNumber(math.Floor(r*float64(int64(u)-int64(l)+1)) + float64(l)))
+	default:
+		luaCError(L, "wrong number of arguments")
+	}
+	return 1
+}
+
+func luaMathRandomseed(L *lua.LState) int {
+	seed := int32(luaCCheckInt(L, 1, "randomseed"))
+	scriptRand.Lock()
+	scriptRand.r.seed(seed)
+	scriptRand.Unlock()
+	return 0
 }
 
 // luaFmtNumber is C Lua 5.1's number to string conversion ("%.14g").
@@ -884,174 +1161,6 @@ func luaFmtNumber(f float64) string {
 	return string(fixExp(strconv.AppendFloat(nil, f, 'g', 14, 64)))
 }
 
-// luaCjsonLib is a subset of the lua-cjson library Redis bundles:
-// cjson.encode, cjson.decode and cjson.null.
-func luaCjsonLib(L *lua.LState) *lua.LTable {
-	null := L.NewUserData()
-	t := L.NewTable()
-	t.RawSetString("null", null)
-	t.RawSetString("encode", L.NewFunction(func(L *lua.LState) int {
-		if L.GetTop() != 1 {
-			L.RaiseError("bad argument #1 to 'encode' (expected 1 argument)")
-		}
-		var b []byte
-		b = cjsonEncode(L, b, L.Get(1), null, 0)
-		L.Push(lua.LString(b))
-		return 1
-	}))
-	t.RawSetString("decode", L.NewFunction(func(L *lua.LState) int {
-		if L.GetTop() != 1 {
-			L.RaiseError("bad argument #1 to 'decode' (expected 1 argument)")
-		}
-		dec := json.NewDecoder(strings.NewReader(L.CheckString(1)))
-		dec.UseNumber()
-		var v any
-		if err := dec.Decode(&v); err != nil {
-			L.RaiseError("Expected value but found invalid token at character %d", dec.InputOffset()+1)
-		}
-		if dec.More() {
-			L.RaiseError("Expected the end but found invalid token at character %d", dec.InputOffset()+1)
-		}
-		L.Push(cjsonToLua(L, v, null))
-		return 1
-	}))
-	return t
-}
-
-func cjsonToLua(L *lua.LState, v any, null lua.LValue) lua.LValue {
-	switch x := v.(type) {
-	case nil:
-		return null
-	case bool:
-		return lua.LBool(x)
-	case json.Number:
-		f, _ := strconv.ParseFloat(string(x), 64)
-		return lua.LNumber(f)
-	case string:
-		return lua.LString(x)
-	case []any:
-		t := L.CreateTable(len(x), 0)
-		for i, e := range x {
-			t.RawSetInt(i+1, cjsonToLua(L, e, null))
-		}
-		return t
-	case map[string]any:
-		t := L.CreateTable(0, len(x))
-		for k, e := range x {
-			t.RawSetString(k, cjsonToLua(L, e, null))
-		}
-		return t
-	}
-	return lua.LNil
-}
-
-func cjsonEncode(L *lua.LState, b []byte, v lua.LValue, null lua.LValue, depth int) []byte {
-	if v == null {
-		return append(b, "null"...)
-	}
-	switch x := v.(type) {
-	case *lua.LNilType:
-		return append(b, "null"...)
-	case lua.LBool:
-		if x {
-			return append(b, "true"...)
-		}
-		return append(b, "false"...)
-	case lua.LNumber:
-		f := float64(x)
-		if math.IsInf(f, 0) || math.IsNaN(f) {
-			L.RaiseError("Cannot serialise number: must not be NaN or Inf")
-		}
-		return append(b, luaFmtNumber(f)...)
-	case lua.LString:
-		return cjsonString(b, string(x))
-	case *lua.LTable:
-		if depth >= 1000 {
-			L.RaiseError("Cannot serialise, excessive nesting (%d)", depth+1)
-		}
-		// an array: only positive integer keys, not too sparse
-		maxIdx, items, isArray := 0, 0, true
-		x.ForEach(func(k, _ lua.LValue) {
-			n, ok := k.(lua.LNumber)
-			if !ok || float64(n) != math.Floor(float64(n)) || n < 1 {
-				isArray = false
-				return
-			}
-			items++
-			if int(n) > maxIdx {
-				maxIdx = int(n)
-			}
-		})
-		if isArray && maxIdx > 0 {
-			if maxIdx > 10 && maxIdx > items*2 {
-				L.RaiseError("Cannot serialise table: excessively sparse array")
-			}
-			b = append(b, '[')
-			for i := 1; i <= maxIdx; i++ {
-				if i > 1 {
-					b = append(b, ',')
-				}
-				b = cjsonEncode(L, b, x.RawGetInt(i), null, depth+1)
-			}
-			return append(b, ']')
-		}
-		b = append(b, '{')
-		first := true
-		x.ForEach(func(k, e lua.LValue) {
-			if !first {
-				b = append(b, ',')
-			}
-			first = false
-			switch kk := k.(type) {
-			case lua.LString:
-				b = cjsonString(b, string(kk))
-			case lua.LNumber:
-				b = cjsonString(b, luaFmtNumber(float64(kk)))
-			default:
-				L.RaiseError("Cannot serialise %s: table key must be a number or string", k.Type().String())
-			}
-			b = append(b, ':')
-			b = cjsonEncode(L, b, e, null, depth+1)
-		})
-		return append(b, '}')
-	}
-	L.RaiseError("Cannot serialise %s: type not supported", v.Type().String())
-	return b
-}
-
-// cjsonString quotes s as lua-cjson does (it also escapes '/').
-func cjsonString(b []byte, s string) []byte {
-	b = append(b, '"')
-	for i := 0; i < len(s); i++ {
-		ch := s[i]
-		switch ch {
-		case '"':
-			b = append(b, `\"`...)
-		case '\\':
-			b = append(b, `\\`...)
-		case '/':
-			b = append(b, `\/`...)
-		case '\b':
-			b = append(b, `\b`...)
-		case '\f':
-			b = append(b, `\f`...)
-		case '\n':
-			b = append(b, `\n`...)
-		case '\r':
-			b = append(b, `\r`...)
-		case '\t':
-			b = append(b, `\t`...)
-		default:
-			if ch < 0x20 || ch == 0x7f {
-				b = append(b, fmt.Sprintf("\\u%04x", ch)...)
-			} else {
-				b = append(b, ch)
-			}
-		}
-	}
-	return append(b, '"')
-}
-
 // luaCmsgpackLib is the lua-cmsgpack 0.4.0 library Redis bundles:
 // cmsgpack.pack / unpack / unpack_one / unpack_limit, byte for byte (maps
 // are written in this Lua's table iteration order).
@@ -1060,7 +1169,7 @@ func luaCmsgpackLib(L *lua.LState) *lua.LTable {
 	t.RawSetString("pack", L.NewFunction(func(L *lua.LState) int {
 		n := L.GetTop()
 		if n == 0 {
-			L.RaiseError("bad argument #0 to 'pack' (MessagePack pack needs input.)")
+			luaCArgError(L, 0, "pack", "MessagePack pack needs input.")
 			return 0
 		}
 		var b []byte
@@ -1140,13 +1249,12 @@ func mpEncode(b []byte, v lua.LValue, level int) []byte {
 			}
 			return b
 		}
-		n := 0
-		x.ForEach(func(_, _ lua.LValue) { n++ })
-		b = mpEncodeLen(b, 0x80, 0xde, uint64(n))
-		x.ForEach(func(k, e lua.LValue) {
-			b = mpEncode(b, k, level+1)
-			b = mpEncode(b, e, level+1)
-		})
+		pairs := luaNextOrder(x)
+		b = mpEncodeLen(b, 0x80, 0xde, uint64(len(pairs)))
+		for _, kv := range pairs {
+			b = mpEncode(b, kv[0], level+1)
+			b = mpEncode(b, kv[1], level+1)
+		}
 		return b
 	}
 	return append(b, 0xc0)
@@ -1231,15 +1339,15 @@ func mpUnpack(L *lua.LState, limit, off int64) int {
 		if L.GetTop() >= 1 {
 			got = v.Type().String()
 		}
-		L.RaiseError("bad argument #1 to 'unpack' (string expected, got %s)", got)
+		luaCArgError(L, 1, "unpack", "string expected, got "+got)
 	}
 	all := limit == 0 && off == 0
 	if off < 0 || limit < 0 {
-		L.RaiseError("Invalid request to unpack with offset of %d and limit of %d.", int32(off), int32(len(s)))
+		luaCError(L, fmt.Sprintf("Invalid request to unpack with offset of %d and limit of %d.", int32(off), int32(len(s))))
 		return 0
 	}
 	if off > int64(len(s)) {
-		L.RaiseError("Start offset %d greater than input length %d.", int32(off), int32(len(s)))
+		luaCError(L, fmt.Sprintf("Start offset %d greater than input length %d.", int32(off), int32(len(s))))
 		return 0
 	}
 	if all {
@@ -1250,7 +1358,7 @@ func mpUnpack(L *lua.LState, limit, off int64) int {
 	for cnt := int64(0); len(p) > 0 && cnt < limit; cnt++ {
 		v, rest, err := mpDecode(L, p)
 		if err != nil {
-			L.RaiseError("%s", err.Error())
+			luaCError(L, err.Error())
 			return 0
 		}
 		vals = append(vals, v)

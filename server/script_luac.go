@@ -1,0 +1,236 @@
+package server
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"sync"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// The libraries Redis bundles (cjson, cmsgpack, bit, struct, its math.random)
+// are C functions: their errors follow the C API's rules, which differ from
+// gopher-lua's RaiseError/ArgError. These helpers reproduce them.
+
+// luaCWhere is luaL_where(L, 1) called from a C function: the position of
+// its caller when that caller is Lua code ("user_script:3: "), nothing when
+// it is another C function (pcall(cjson.encode, ...)).
+func luaCWhere(L *lua.LState) string {
+	w := L.Where(1)
+	if w == "" || strings.HasPrefix(w, "[G]") {
+		return ""
+	}
+	return w + " "
+}
+
+// luaCError is luaL_error from a C function.
+func luaCError(L *lua.LState, msg string) {
+	L.Error(lua.LString(luaCWhere(L)+msg), 0)
+}
+
+// luaCArgError is luaL_argerror: the function is named as the call site
+// would know it, '?' when it was not called from Lua code.
+func luaCArgError(L *lua.LState, n int, fname, msg string) {
+	if luaCWhere(L) == "" {
+		fname = "?"
+	}
+	luaCError(L, "bad argument #"+strconv.Itoa(n)+" to '"+fname+"' ("+msg+")")
+}
+
+// luaCTypeName is luaL_typename: "no value" past the last argument.
+func luaCTypeName(L *lua.LState, n int) string {
+	if n > L.GetTop() {
+		return "no value"
+	}
+	return L.Get(n).Type().String()
+}
+
+func luaCTypeError(L *lua.LState, n int, fname, want string) {
+	luaCArgError(L, n, fname, want+" expected, got "+luaCTypeName(L, n))
+}
+
+// luaToNumber is lua_tonumber: numbers, and strings Lua 5.1 converts
+// (luaO_str2d: strtod or a hex integer, surrounding spaces allowed).
+func luaToNumber(v lua.LValue) (float64, bool) {
+	switch x := v.(type) {
+	case lua.LNumber:
+		return float64(x), true
+	case lua.LString:
+		return luaStr2d(string(x))
+	}
+	return 0, false
+}
+
+func luaStr2d(s string) (float64, bool) {
+	f, n := cStrtodPrefix(s)
+	if n == 0 {
+		return 0, false
+	}
+	rest := s[n:]
+	if len(rest) > 0 && (rest[0] == 'x' || rest[0] == 'X') && f == 0 {
+		// "0x1F": strtoul base 16 (cStrtod already takes hex floats)
+		return 0, false
+	}
+	if strings.TrimLeft(rest, " \t\n\v\f\r") != "" {
+		return 0, false
+	}
+	return f, true
+}
+
+// luaCCheckNumber is luaL_checknumber.
+func luaCCheckNumber(L *lua.LState, n int, fname string) float64 {
+	f, ok := luaToNumber(L.Get(n))
+	if !ok || n > L.GetTop() {
+		luaCTypeError(L, n, fname, "number")
+	}
+	return f
+}
+
+// luaCCheckInt is luaL_checkint: the number truncated (C cast).
+func luaCCheckInt(L *lua.LState, n int, fname string) int64 {
+	f := luaCCheckNumber(L, n, fname)
+	return luaNumToInt(f)
+}
+
+// luaCCheckString is luaL_checklstring: numbers are converted.
+func luaCCheckString(L *lua.LState, n int, fname string) string {
+	switch x := L.Get(n).(type) {
+	case lua.LString:
+		return string(x)
+	case lua.LNumber:
+		return luaFmtNumber(float64(x))
+	}
+	luaCTypeError(L, n, fname, "string")
+	return ""
+}
+
+// cStrtod parses the longest prefix of s that C's strtod accepts (C
+// locale; leading spaces, sign, decimal or hex digits with exponent,
+// inf/infinity, nan/nan(...)) and returns the value and the bytes used (0
+// when nothing is a number).
+func cStrtodPrefix(s string) (float64, int) {
+	i := 0
+	for i < len(s) && (s[i] == ' ' || (s[i] >= '\t' && s[i] <= '\r')) {
+		i++
+	}
+	neg := false
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		neg = s[i] == '-'
+		i++
+	}
+	sign := func(f float64) float64 {
+		if neg {
+			return -f
+		}
+		return f
+	}
+	rest := strings.ToLower(s[i:min(len(s), i+8)])
+	switch {
+	case strings.HasPrefix(rest, "infinity"):
+		return sign(math.Inf(1)), i + 8
+	case strings.HasPrefix(rest, "inf"):
+		return sign(math.Inf(1)), i + 3
+	case strings.HasPrefix(rest, "nan"):
+		j := i + 3
+		if j < len(s) && s[j] == '(' {
+			k := j + 1
+			for k < len(s) && (isAlnum(s[k]) || s[k] == '_') {
+				k++
+			}
+			if k < len(s) && s[k] == ')' {
+				j = k + 1
+			}
+		}
+		return sign(math.NaN()), j
+	}
+	if i+1 < len(s) && s[i] == '0' && (s[i+1] == 'x' || s[i+1] == 'X') {
+		j := i + 2
+		digits := 0
+		for j < len(s) && isHex(s[j]) {
+			j++
+			digits++
+		}
+		if j < len(s) && s[j] == '.' {
+			j++
+			for j < len(s) && isHex(s[j]) {
+				j++
+				digits++
+			}
+		}
+		if digits == 0 {
+			return 0, i + 1 // "0x": only the 0
+		}
+		mant := s[i:j]
+		if j < len(s) && (s[j] == 'p' || s[j] == 'P') {
+			k := j + 1
+			if k < len(s) && (s[k] == '+' || s[k] == '-') {
+				k++
+			}
+			if k < len(s) && s[k] >= '0' && s[k] <= '9' {
+				for k < len(s) && s[k] >= '0' && s[k] <= '9' {
+					k++
+				}
+				f, _ := strconv.ParseFloat(mant+s[j:k], 64)
+				return sign(f), k
+			}
+		}
+		f, _ := strconv.ParseFloat(mant+"p0", 64)
+		return sign(f), j
+	}
+	j := i
+	digits := 0
+	for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+		j++
+		digits++
+	}
+	if j < len(s) && s[j] == '.' {
+		j++
+		for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+			j++
+			digits++
+		}
+	}
+	if digits == 0 {
+		return 0, 0
+	}
+	if j < len(s) && (s[j] == 'e' || s[j] == 'E') {
+		k := j + 1
+		if k < len(s) && (s[k] == '+' || s[k] == '-') {
+			k++
+		}
+		if k < len(s) && s[k] >= '0' && s[k] <= '9' {
+			for k < len(s) && s[k] >= '0' && s[k] <= '9' {
+				k++
+			}
+			j = k
+		}
+	}
+	f, err := strconv.ParseFloat(s[i:j], 64)
+	if err != nil && !math.IsInf(f, 0) && f != 0 {
+		return 0, 0
+	}
+	return sign(f), j
+}
+
+func isAlnum(c byte) bool {
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+}
+
+// rand48 is Redis's rand.c (the drand48 generator), which math.random and
+// math.randomseed use in scripts: one sequence for the whole process.
+type rand48 struct{ x uint64 }
+
+var scriptRand = struct {
+	sync.Mutex
+	r rand48
+}{r: rand48{x: 0x1234ABCD330E}}
+
+const rand48Max = 2147483647 // REDIS_LRAND48_MAX
+
+func (r *rand48) seed(v int32) { r.x = uint64(uint32(v))<<16 | 0x330E }
+
+func (r *rand48) next() int32 {
+	r.x = (r.x*0x5DEECE66D + 0xB) & (1<<48 - 1)
+	return int32(r.x >> 17)
+}
