@@ -44,6 +44,12 @@ type Options struct {
 	Logger  zerolog.Logger
 	Now     func() time.Time
 	OnFatal func(err error) // called once, in its own goroutine, when an always-policy write/fsync fails
+	// OnLatency, when set, is given the duration of each operation Redis's
+	// latency monitor times, under Redis's event names: aof-write plus one
+	// of aof-write-pending-fsync, aof-write-active-child, aof-write-alone;
+	// aof-fsync-always, aof-rename, aof-fstat. It runs on whichever
+	// goroutine did the operation (rarely the executor) and must be cheap.
+	OnLatency func(event string, d time.Duration)
 }
 
 // AOF is one multi-part append-only file directory. See the package
@@ -401,6 +407,53 @@ func (a *AOF) skipFsync() bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.knobs.NoFsyncOnRewrite && (a.rw != nil || a.childActive)
+}
+
+// latency reports an operation to OnLatency. The monitor's threshold is
+// whole milliseconds, at least 1: shorter operations are never recorded,
+// so they are not reported.
+func (a *AOF) latency(event string, d time.Duration) {
+	if f := a.opt.OnLatency; f != nil && d >= time.Millisecond {
+		f(event, d)
+	}
+}
+
+// writeLatency reports one write of the incr file classified as Redis's
+// flushAppendOnlyFile does: during a background (everysec) fsync, while a
+// child (rewrite or save) runs, or alone; then as aof-write.
+func (a *AOF) writeLatency(duringFsync bool, d time.Duration) {
+	if a.opt.OnLatency == nil || d < time.Millisecond {
+		return
+	}
+	a.mu.Lock()
+	child := a.rw != nil || a.childActive
+	a.mu.Unlock()
+	switch {
+	case duringFsync:
+		a.latency("aof-write-pending-fsync", d)
+	case child:
+		a.latency("aof-write-active-child", d)
+	default:
+		a.latency("aof-write-alone", d)
+	}
+	a.latency("aof-write", d)
+}
+
+// renameTimed renames an AOF file into place, reported as aof-rename.
+func (a *AOF) renameTimed(from, to string) error {
+	t0 := time.Now()
+	err := a.fsys.Rename(from, to)
+	a.latency("aof-rename", time.Since(t0))
+	return err
+}
+
+// statTimed is the size of an AOF file, reported as aof-fstat (Redis's
+// getAppendOnlyFileSize).
+func (a *AOF) statTimed(path string) (int64, error) {
+	t0 := time.Now()
+	sz, err := a.fsys.Stat(path)
+	a.latency("aof-fstat", time.Since(t0))
+	return sz, err
 }
 
 // wake nudges the writer goroutine without blocking.

@@ -191,7 +191,7 @@ func (r *Rewrite) Install(rdbBase bool) error {
 	nm, base := a.man.AfterRewrite(a.opt.FileName, rdbBase)
 	tmp := r.TempBasePath()
 	dst := a.path(base.Name)
-	if err := a.fsys.Rename(tmp, dst); err != nil {
+	if err := a.renameTimed(tmp, dst); err != nil {
 		a.log.Warn().Msgf("Error trying to rename the temporary AOF file %s into %s: %s", filepath.Base(tmp), base.Name, Strerror(err))
 		r.cleanup()
 		return fmt.Errorf("aof: rename %s: %w", tmp, err)
@@ -210,7 +210,7 @@ func (r *Rewrite) Install(rdbBase bool) error {
 // finishInstall runs once a manifest naming the new base at path is in
 // force: sizes restart from it, history goes. Caller holds manMu.
 func (a *AOF) finishInstall(path string) {
-	if sz, err := a.fsys.Stat(path); err == nil {
+	if sz, err := a.statTimed(path); err == nil {
 		cur := sz + a.lastIncrSize.Load()
 		a.currentSize.Store(cur)
 		a.baseSize.Store(cur)

@@ -95,12 +95,12 @@ func (r *Rewrite) installWaiting(rdbBase bool) error {
 	nm, inc := a.man.WithNewIncr(a.opt.FileName)
 	nm, base := nm.AfterRewrite(a.opt.FileName, rdbBase)
 	tmp := r.TempBasePath()
-	if err := a.fsys.Rename(tmp, a.path(base.Name)); err != nil {
+	if err := a.renameTimed(tmp, a.path(base.Name)); err != nil {
 		a.log.Warn().Msgf("Error trying to rename the temporary AOF file %s into %s: %s", filepath.Base(tmp), base.Name, Strerror(err))
 		r.cleanup()
 		return fmt.Errorf("aof: rename %s: %w", tmp, err)
 	}
-	if err := a.fsys.Rename(a.path(a.tempIncrName()), a.path(inc.Name)); err != nil {
+	if err := a.renameTimed(a.path(a.tempIncrName()), a.path(inc.Name)); err != nil {
 		a.log.Warn().Msgf("Error trying to rename the temporary AOF incr file %s into %s: %s", a.tempIncrName(), inc.Name, Strerror(err))
 		a.fsys.Remove(a.path(base.Name))
 		return fmt.Errorf("aof: rename %s: %w", a.tempIncrName(), err)

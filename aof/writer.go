@@ -169,7 +169,9 @@ func (a *AOF) writePending(w *writerState, policy Policy) error {
 	}
 	seg := a.cur
 	syncS := a.syncStart.Load()
+	t0 := time.Now()
 	nw, err := a.writeData(seg, w.pending)
+	a.writeLatency(syncS != 0, time.Since(t0))
 	if syncS != 0 && a.syncStart.Load() == syncS && time.Duration(time.Now().UnixNano()-syncS) >= delayedFsyncAfter {
 		// The write ran while an everysec fsync had been busy for 2 s or more:
 		// what Redis counts as a delayed fsync.
@@ -274,6 +276,7 @@ func (a *AOF) alwaysSynced(err error, w, cmds int64, d time.Duration) error {
 	}
 	a.advanceSynced(w)
 	a.recordFsync(d, cmds)
+	a.latency("aof-fsync-always", d)
 	return nil
 }
 

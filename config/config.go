@@ -124,6 +124,7 @@ type Config struct {
 	SlowlogLogSlowerThan    int64
 	SlowlogMaxLen           int
 	LatencyMonitorThreshold int64
+	LatencyTracking         bool // per-command latency histograms (LATENCY HISTOGRAM, INFO latencystats)
 	BusyReplyThreshold      int64
 	NotifyKeyspaceEvents    string // canonical flags, as CONFIG GET prints them ("" = off)
 	notifyBits              int    // the flags themselves (NotifyFlags)

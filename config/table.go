@@ -116,7 +116,7 @@ var directives = []directive{
 	boolD("disable-thp", "", immu, true, nil),
 	boolD("cluster-allow-replica-migration", "", mod, true, nil),
 	boolD("replica-announced", "", mod, true, nil),
-	boolD("latency-tracking", "", mod, true, nil),
+	boolD("latency-tracking", "", mod, true, func(c *Config) any { return &c.LatencyTracking }),
 	boolD("aof-disable-auto-gc", "", mod, false, func(c *Config) any { return &c.AOFDisableAutoGC }),
 	boolD("replica-ignore-disk-write-errors", "", mod, false, nil),
 

@@ -280,7 +280,9 @@ func (s *Server) serveBlocked(c *client, bs *blockState, key string) {
 	failed := s.curCmdFailed
 	c.db, s.curCmdFailed, s.curClient = prevDB, prevFailed, prevClient
 	if served {
-		s.unblockReplied(c, failed, time.Duration(monoNow()-start))
+		d := time.Duration(monoNow() - start)
+		s.unblockedLatency(bs, d)
+		s.unblockReplied(c, failed, d)
 	}
 }
 
@@ -563,6 +565,7 @@ func clientUnblockCommand(c *client, argv [][]byte) {
 	}
 	// Redis 7.0 counts either form as a failed call of the unblocked
 	// command (updateStatsOnUnblock(target, 0, 0, 1)).
+	s.unblockedLatency(target.block, 0)
 	s.unblockReplied(target, true, 0)
 	c.integer(1)
 }

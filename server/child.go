@@ -174,6 +174,7 @@ func (s *Server) spawnChild(path, final string, q *snapQueue, startedMsg string)
 		return nil, err
 	}
 	s.persist.latestForkUsec.Store(time.Since(t0).Microseconds())
+	s.latency.maybeAdd("fork", time.Since(t0), s.cfg.LatencyMonitorThreshold)
 	s.persist.totalForks.Add(1)
 	cp.proc = cmd.Process
 	cp.path = childPath(path, cmd.Process.Pid)

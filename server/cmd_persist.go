@@ -192,7 +192,7 @@ func (s *Server) resetStats() {
 		}
 	}
 	s.persist.latestForkUsec.Store(0)
-	s.latency.init()
+	s.resetLatencyHistograms()
 }
 
 func configRewriteCommand(c *client, argv [][]byte) {

@@ -40,6 +40,8 @@ func init() {
 		sv("latency|history", 3, adm|ls, latencyHistoryCommand, "Return timestamp-latency samples for the event.", "2.8.13", "@admin", "@slow", "@dangerous"),
 		sv("latency|reset", -2, adm|ls, latencyResetCommand, "Reset latency data for one or more events.", "2.8.13", "@admin", "@slow", "@dangerous"),
 		sv("latency|doctor", 2, adm|ls, latencyDoctorCommand, "Return a human readable latency analysis report.", "2.8.13", "@admin", "@slow", "@dangerous"),
+		sv("latency|graph", 3, adm|ls, latencyGraphCommand, "Return a latency graph for the event.", "2.8.13", "@admin", "@slow", "@dangerous"),
+		sv("latency|histogram", -2, adm|ls, latencyHistogramCommand, "Return the cumulative distribution of latencies of a subset of commands or all commands.", "7.0.0", "@admin", "@slow", "@dangerous"),
 		sv("latency|help", 2, ls, latencyHelpCommand, "Show helpful text about the different subcommands.", "2.8.13", "@slow"),
 		sv("memory", -2, 0, nil, "A container for memory diagnostics commands", "4.0.0", "@slow"),
 		sv("memory|purge", 2, 0, memoryPurgeCommand, "Ask the allocator to release memory", "4.0.0", "@slow"),

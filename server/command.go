@@ -60,6 +60,7 @@ type command struct {
 
 	// statistics (executor-owned)
 	calls, usec, rejected, failed int64
+	hist                          *hdrHist // latency histogram (latency.go), nil until called
 }
 
 func (cmd *command) fullName() string {

@@ -112,4 +112,5 @@ func (s *Server) activeExpireCycle(budget time.Duration) {
 		}
 	}
 	s.stats.expireCycleCPU += time.Since(start).Milliseconds()
+	s.latency.maybeAdd("expire-cycle", time.Since(start), s.cfg.LatencyMonitorThreshold)
 }

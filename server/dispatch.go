@@ -215,7 +215,7 @@ func (s *Server) call(c *client, cmd *command, argv [][]byte) {
 		s.feedMonitors(c, c.loggedArgv(argv))
 	}
 	c.logArgv = prevLog
-	s.latency.maybeAdd("command", dur, s.cfg.LatencyMonitorThreshold)
+	s.afterCallLatency(c, cmd, dur)
 	changed := s.dirty != dirtyBefore || s.forceProp
 	s.forceProp = prevForce
 	if changed && cmd.flags&cmdNoPropagate == 0 && !c.preventProp && !s.loading && (s.aof != nil || s.collectProp) {

@@ -304,6 +304,7 @@ func (s *Server) genInfo(want map[string]bool) string {
 	}
 	if want["latencystats"] {
 		sep("Latencystats")
+		s.appendLatencyStats(&b)
 	}
 	if want["cluster"] {
 		sep("Cluster")

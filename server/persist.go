@@ -104,6 +104,7 @@ func (s *Server) aofOptions() aof.Options {
 			s.log.Warn().Msgf("%v", err)
 			s.exitFn(1)
 		},
+		OnLatency: s.latency.observe,
 	}
 }
 
@@ -447,7 +448,11 @@ func (s *Server) bgsave() error {
 		}
 		return fsx.OS().SyncDir(filepath.Dir(s.dumpPath()))
 	}
-	j.discard = func() { os.Remove(j.cp.path) }
+	j.discard = func() {
+		t0 := monoNow()
+		os.Remove(j.cp.path)
+		s.latency.observe("rdb-unlink-temp-file", time.Duration(monoNow()-t0))
+	}
 	j.done = func(o jobOutcome) {
 		p := &s.persist
 		p.lastBgsaveTime = int64(time.Since(j.cp.start).Seconds())
