@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"io"
 	"strings"
 	"testing"
@@ -372,4 +373,36 @@ func TestDiffMultiConn(t *testing.T) {
 	rr := startRealRedis(t)
 	ours := startOurServer(t)
 	compareScenario(t, multiConnScenario(t, ours.addr), multiConnScenario(t, rr.addr))
+}
+
+// multi.tcl's propagation cases, checked on the AOF (its replication-stream
+// twin): a lone write is not wrapped, several are, per DB; an empty,
+// read-only or no-op transaction logs nothing; PUBLISH, SCRIPT LOAD and
+// SCRIPT FLUSH are not logged; EVAL logs its effects; XREADGROUP its XCLAIMs
+// and SETID; FLUSHALL inside MULTI stays inside it.
+func TestDiffMultiPropagation(t *testing.T) {
+	p := newDiffPair(t, "--appendonly", "yes", "--appendfsync", "always")
+	p.run([][]string{
+		cmd("MULTI"), cmd("SET", "foo", "bar"), cmd("EXEC"), cmd("SET", "foo2", "bar"),
+		cmd("MULTI"), cmd("SET", "foo", "bar"), cmd("GET", "foo"), cmd("SET", "foo2", "bar2"), cmd("GET", "foo2"),
+		cmd("SET", "foo3", "bar3"), cmd("GET", "foo3"), cmd("EXEC"),
+		cmd("MULTI"), cmd("SELECT", "1"), cmd("SET", "foo", "bar"), cmd("GET", "foo"), cmd("SELECT", "2"), cmd("SET", "foo2", "bar2"),
+		cmd("GET", "foo2"), cmd("SELECT", "3"), cmd("SET", "foo3", "bar3"), cmd("GET", "foo3"), cmd("EXEC"), cmd("SELECT", "0"),
+		cmd("MULTI"), cmd("EXEC"), cmd("SET", "foo", "bar"),
+		cmd("SET", "foo", "value1"), cmd("MULTI"), cmd("GET", "foo"), cmd("EXEC"), cmd("SET", "foo", "value2"),
+		cmd("DEL", "bar"), cmd("DEL", "foo"), cmd("MULTI"), cmd("DEL", "foo"), cmd("EXEC"), cmd("INCR", "foo"),
+		cmd("MULTI"), cmd("PUBLISH", "bla", "bla"), cmd("EXEC"),
+		cmd("MULTI"), cmd("SCRIPT", "LOAD", "redis.call('set', KEYS[1], 'foo')"), cmd("SET", "foo", "bar"), cmd("EXEC"),
+		cmd("MULTI"), cmd("EVAL", "redis.call('set', KEYS[1], 'bar')", "1", "bar"), cmd("EXEC"),
+		cmd("MULTI"), cmd("SCRIPT", "FLUSH"), cmd("SET", "foo", "bar"), cmd("EXEC"),
+		cmd("XADD", "mystream", "1-1", "foo", "bar"), cmd("XADD", "mystream", "1-2", "foo2", "bar2"), cmd("XADD", "mystream", "1-3", "foo3", "bar3"),
+		cmd("XGROUP", "CREATE", "mystream", "mygroup", "0"),
+		cmd("MULTI"), cmd("XREADGROUP", "GROUP", "mygroup", "consumer1", "COUNT", "2", "STREAMS", "mystream", ">"),
+		cmd("XREADGROUP", "GROUP", "mygroup", "consumer1", "STREAMS", "mystream", ">"), cmd("EXEC"),
+		cmd("MULTI"), cmd("SET", "foo", "bar"), cmd("FLUSHALL"), cmd("EXEC"), cmd("GET", "foo"),
+	})
+	p.checkDigest()
+	if got, want := incrAOF(t, p.ours.dir), incrAOF(t, p.real.dir); !bytes.Equal(got, want) {
+		t.Fatalf("AOF differs:\n ours:  %q\n redis: %q", got, want)
+	}
 }
