@@ -21,6 +21,11 @@ const (
 	flagCloseASAP
 	flagNoEvict
 	flagFake // AOF loading client
+	// CLIENT REPLY: OFF, SKIP given (applies to the next command), and
+	// the command whose reply is being skipped.
+	flagReplyOff
+	flagReplySkipNext
+	flagReplySkip
 )
 
 type queuedCmd struct {
@@ -93,6 +98,23 @@ type client struct {
 	// executed when it differs from what ran: secrets redacted (Redis
 	// original_argv, redactClientCommandArgument).
 	logArgv [][]byte
+
+	// client-side caching (tracking.go)
+	trackFlags    uint32
+	trackRedir    int64
+	trackPrefixes map[string]struct{}
+	// pushDraining asks the push writer to write what is queued and stop;
+	// pushDone is closed when it has (both under pushMu).
+	pushDraining bool
+	pushDone     chan struct{}
+	// scriptReadDone: a script of this client ran a read-only command,
+	// so the script's keys are remembered when it ends.
+	scriptReadDone bool
+
+	// qbufCap mirrors the query buffer's size for CLIENT LIST run by
+	// other clients (the buffer itself belongs to the connection's
+	// goroutine, outside the lock).
+	qbufCap atomic.Int64
 
 	// propagation for the command being executed
 	propArgv    [][]byte
@@ -350,15 +372,17 @@ func (c *client) startPushWriter() {
 		return
 	}
 	c.pushWriter = true
+	c.pushDone = make(chan struct{})
 	c.pushMu.Unlock()
 	go func() {
+		defer close(c.pushDone)
 		var buf []byte
 		for {
 			c.pushMu.Lock()
-			for len(c.pushBuf) == 0 && !c.closed {
+			for len(c.pushBuf) == 0 && !c.closed && !c.pushDraining {
 				c.pushCond.Wait()
 			}
-			if c.closed {
+			if c.closed || len(c.pushBuf) == 0 { // closed, or drained
 				c.pushMu.Unlock()
 				return
 			}
@@ -379,7 +403,20 @@ func (c *client) startPushWriter() {
 	}()
 }
 
+// stopPushWriter ends asynchronous output once what is queued is written
+// (QUIT's +OK, the last messages), within a second for a peer that does
+// not read.
 func (c *client) stopPushWriter() {
+	c.pushMu.Lock()
+	running := c.pushWriter && !c.closed
+	c.pushDraining = true
+	c.pushCond.Broadcast()
+	done := c.pushDone
+	c.pushMu.Unlock()
+	if running && done != nil {
+		c.conn.SetWriteDeadline(time.Now().Add(time.Second))
+		<-done
+	}
 	c.pushMu.Lock()
 	c.closed = true
 	c.pushCond.Broadcast()

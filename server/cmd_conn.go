@@ -30,6 +30,11 @@ func init() {
 		cn("client|unpause", 2, cmdAdmin|cmdNoScript|ls, clientUnpauseCommand, "Resume processing of clients that were paused", "6.2.0", "@admin", "@slow", "@dangerous"),
 		cn("client|no-evict", 3, cmdAdmin|cmdNoScript|ls, clientNoEvictCommand, "Set client eviction mode for the current connection", "7.0.0", "@admin", "@slow", "@dangerous"),
 		cn("client|help", 2, ls, clientHelpCommand, "Show helpful text about the different subcommands", "5.0.0", "@slow"),
+		cn("client|tracking", -3, cmdNoScript|ls, clientTrackingCommand, "Enable or disable server assisted client side caching support", "6.0.0", "@slow"),
+		cn("client|caching", 3, cmdNoScript|ls, clientCachingCommand, "Instruct the server about tracking or not keys in the next request", "6.0.0", "@slow"),
+		cn("client|getredir", 2, cmdNoScript|ls, clientGetredirCommand, "Get tracking notifications redirection client ID if any", "6.0.0", "@slow"),
+		cn("client|trackinginfo", 2, cmdNoScript|ls, clientTrackinginfoCommand, "Return information about server assisted client side caching for the current connection", "6.2.0", "@slow"),
+		cn("client|reply", 3, cmdNoScript|ls, clientReplyCommand, "Instruct the server whether to reply to commands", "3.2.0", "@slow"),
 		cn("client|unblock", -3, cmdAdmin|cmdNoScript|ls, clientUnblockCommand, "Unblock a client blocked in a blocking command from a different connection", "5.0.0", "@admin", "@slow", "@dangerous"),
 	)
 }
@@ -65,23 +70,24 @@ func quitCommand(c *client, argv [][]byte) {
 
 func resetCommand(c *client, argv [][]byte) {
 	s := c.srv
-	if c.flags&flagMulti != 0 {
-		c.discardTransaction()
-	}
-	s.unwatchAll(c)
-	s.pubsubUnsubscribeAll(c)
-	c.flags &^= flagPubSub | flagDirtyCAS | flagNoEvict
+	// Redis's clearClientConnectionState, in its order.
 	if c.flags&flagMonitor != 0 {
 		delete(s.monitors, c)
 		c.flags &^= flagMonitor
 	}
+	if c.trackFlags&trackOn != 0 {
+		s.disableTracking(c)
+	}
 	c.db = s.dbs[0]
 	c.resp = 2
-	c.name = ""
-	c.noTouch = false
 	if s.cfg.Requirepass != "" {
 		c.authed = false
 	}
+	c.discardTransaction()
+	s.pubsubUnsubscribeAll(c)
+	c.name = ""
+	c.noTouch = false
+	c.flags &^= flagPubSub | flagNoEvict | flagReplyOff | flagReplySkipNext
 	c.status("RESET")
 }
 
@@ -193,6 +199,9 @@ func helloCommand(c *client, argv [][]byte) {
 	}
 	if ver != 0 {
 		c.resp = int(ver)
+		if c.resp == 3 && c.trackFlags&trackOn != 0 {
+			c.goAsync() // invalidations may now come at any time
+		}
 	}
 	c.mapLen(7)
 	c.bulkString("server")
@@ -239,31 +248,53 @@ func clientGetnameCommand(c *client, argv [][]byte) {
 	c.bulkString(c.name)
 }
 
-// infoLine is the client's CLIENT LIST line (without the newline).
-func (c *client) infoLine() string {
+// infoLine is the client's CLIENT LIST line (without the newline) as
+// seen by another client, safe from any goroutine holding s.mu.
+func (c *client) infoLine() string { return c.infoLineFor(nil) }
+
+// infoLineFor is Redis 7.0.15's getClientInfoString as seen by viewer: the
+// query buffer and argv figures are read only for the viewer itself, whose
+// goroutine owns its reader; another connection's reader changes outside
+// the lock, so its size comes from the copy its goroutine publishes.
+func (c *client) infoLineFor(viewer *client) string {
 	now := time.Now()
 	// Redis's order (getClientInfoString).
-	flags := ""
+	var fl []byte
 	if c.flags&flagMonitor != 0 {
-		flags += "O"
+		fl = append(fl, 'O')
 	}
 	if c.flags&flagPubSub != 0 {
-		flags += "P"
+		fl = append(fl, 'P')
 	}
 	if c.flags&flagMulti != 0 {
-		flags += "x"
+		fl = append(fl, 'x')
 	}
 	if c.flags&flagBlocked != 0 {
-		flags += "b"
+		fl = append(fl, 'b')
+	}
+	if c.trackFlags&trackOn != 0 {
+		fl = append(fl, 't')
+	}
+	if c.trackFlags&trackBrokenRedir != 0 {
+		fl = append(fl, 'R')
+	}
+	if c.trackFlags&trackBcast != 0 {
+		fl = append(fl, 'B')
 	}
 	if c.flags&flagDirtyCAS != 0 {
-		flags += "d"
+		fl = append(fl, 'd')
+	}
+	if c.flags&flagCloseAfterReply != 0 {
+		fl = append(fl, 'c')
+	}
+	if c.flags&flagCloseASAP != 0 {
+		fl = append(fl, 'A')
 	}
 	if c.flags&flagNoEvict != 0 {
-		flags += "e"
+		fl = append(fl, 'e')
 	}
-	if flags == "" {
-		flags = "N"
+	if len(fl) == 0 {
+		fl = append(fl, 'N')
 	}
 	multi := -1
 	if c.flags&flagMulti != 0 {
@@ -277,9 +308,33 @@ func (c *client) infoLine() string {
 	if cmd == "" {
 		cmd = "NULL"
 	}
-	return fmt.Sprintf("id=%d addr=%s laddr=%s fd=%d name=%s age=%d idle=%d flags=%s db=%d sub=%d psub=%d ssub=0 multi=%d qbuf=%d qbuf-free=%d argv-mem=0 multi-mem=0 rbs=%d rbp=0 obl=0 oll=0 omem=0 tot-mem=%d events=r cmd=%s user=default redir=-1 resp=%d",
+	redir := int64(-1)
+	if c.trackFlags&trackOn != 0 {
+		redir = c.trackRedir
+	}
+	var qbuf, qfree, rbs int64
+	if viewer == c {
+		qbuf, qfree, rbs = int64(c.rd.end-c.rd.pos), int64(len(c.rd.buf)-c.rd.end), int64(len(c.rd.buf))
+	} else {
+		rbs = c.qbufCap.Load()
+		qfree = rbs
+	}
+	multiMem := 0
+	for _, q := range c.mstate {
+		for _, a := range q.argv {
+			multiMem += len(a)
+		}
+	}
+	c.pushMu.Lock()
+	omem := int64(len(c.pushBuf))
+	c.pushMu.Unlock()
+	events := "r"
+	if omem > 0 {
+		events = "rw"
+	}
+	return fmt.Sprintf("id=%d addr=%s laddr=%s fd=%d name=%s age=%d idle=%d flags=%s db=%d sub=%d psub=%d ssub=0 multi=%d qbuf=%d qbuf-free=%d argv-mem=%d multi-mem=%d rbs=%d rbp=0 obl=0 oll=0 omem=%d tot-mem=%d events=%s cmd=%s user=default redir=%d resp=%d",
 		c.id, c.addr, c.laddr, 8+c.id, c.name, int64(now.Sub(c.created).Seconds()), (now.UnixNano()-c.lastInter.Load())/1e9,
-		flags, dbid, len(c.channels), len(c.patterns), multi, c.rd.end-c.rd.pos, len(c.rd.buf)-c.rd.end, len(c.rd.buf), len(c.rd.buf)+cap(c.out), cmd, c.resp)
+		fl, dbid, len(c.channels), len(c.patterns), multi, qbuf, qfree, c.argvLenSum, multiMem, rbs, omem, rbs+omem+int64(multiMem), events, cmd, redir, c.resp)
 }
 
 func clientListCommand(c *client, argv [][]byte) {
@@ -331,7 +386,7 @@ func clientListCommand(c *client, argv [][]byte) {
 		case "master", "replica", "slave":
 			continue
 		}
-		sb.WriteString(cl.infoLine())
+		sb.WriteString(cl.infoLineFor(c))
 		sb.WriteByte('\n')
 	}
 	c.verbatim("txt", []byte(sb.String()))
@@ -351,7 +406,7 @@ func (s *Server) sortedClientIDs() []int64 {
 }
 
 func clientInfoCommand(c *client, argv [][]byte) {
-	c.verbatim("txt", []byte(c.infoLine()+"\n"))
+	c.verbatim("txt", []byte(c.infoLineFor(c)+"\n"))
 }
 
 func clientKillCommand(c *client, argv [][]byte) {
@@ -459,9 +514,17 @@ func (s *Server) killClient(cl *client) {
 
 func clientPauseCommand(c *client, argv [][]byte) {
 	s := c.srv
+	if len(argv) > 4 {
+		c.err("ERR unknown subcommand or wrong number of arguments for 'PAUSE'. Try CLIENT HELP.")
+		return
+	}
 	ms, ok := parseInt(argv[2])
-	if !ok || ms < 0 {
+	if !ok {
 		c.err("ERR timeout is not an integer or out of range")
+		return
+	}
+	if ms < 0 {
+		c.err("ERR timeout is negative")
 		return
 	}
 	writes := false
@@ -474,21 +537,202 @@ func clientPauseCommand(c *client, argv [][]byte) {
 			c.err("ERR CLIENT PAUSE mode must be WRITE or ALL")
 			return
 		}
-	} else if len(argv) > 4 {
-		c.errSyntax()
-		return
 	}
-	until := time.Now().Add(time.Duration(ms) * time.Millisecond)
-	if until.After(s.pausedUntil) || !writes {
-		s.pausedUntil = until
-	}
-	s.pauseWrites = writes
+	s.pauseClients(time.Now().Add(time.Duration(ms)*time.Millisecond), writes)
 	c.ok()
 }
 
 func clientUnpauseCommand(c *client, argv [][]byte) {
-	c.srv.pausedUntil = time.Time{}
+	c.srv.unpauseClients()
 	c.ok()
+}
+
+// clientTrackingCommand is CLIENT TRACKING ON|OFF [REDIRECT id] [BCAST]
+// [PREFIX p ...] [OPTIN] [OPTOUT] [NOLOOP], checked in Redis 7.0's order.
+func clientTrackingCommand(c *client, argv [][]byte) {
+	s := c.srv
+	var redir int64
+	var options uint32
+	var prefixes []string
+	for j := 3; j < len(argv); j++ {
+		more := len(argv) - 1 - j
+		switch {
+		case eqFold(argv[j], "redirect") && more > 0:
+			j++
+			if redir != 0 {
+				c.err("ERR A client can only redirect to a single other client")
+				return
+			}
+			n, ok := parseInt(argv[j])
+			if !ok {
+				c.errNotInt()
+				return
+			}
+			if s.clients[n] == nil {
+				c.err("ERR The client ID you want redirect to does not exist")
+				return
+			}
+			redir = n
+		case eqFold(argv[j], "bcast"):
+			options |= trackBcast
+		case eqFold(argv[j], "optin"):
+			options |= trackOptin
+		case eqFold(argv[j], "optout"):
+			options |= trackOptout
+		case eqFold(argv[j], "noloop"):
+			options |= trackNoloop
+		case eqFold(argv[j], "prefix") && more > 0:
+			j++
+			prefixes = append(prefixes, string(argv[j]))
+		default:
+			c.errSyntax()
+			return
+		}
+	}
+	switch {
+	case eqFold(argv[2], "on"):
+		if options&trackBcast == 0 && len(prefixes) > 0 {
+			c.err("ERR PREFIX option requires BCAST mode to be enabled")
+			return
+		}
+		if c.trackFlags&trackOn != 0 && (c.trackFlags&trackBcast != 0) != (options&trackBcast != 0) {
+			c.err("ERR You can't switch BCAST mode on/off before disabling tracking for this client, and then re-enabling it with a different mode.")
+			return
+		}
+		if options&trackBcast != 0 && options&(trackOptin|trackOptout) != 0 {
+			c.err("ERR OPTIN and OPTOUT are not compatible with BCAST")
+			return
+		}
+		if options&trackOptin != 0 && options&trackOptout != 0 {
+			c.err("ERR You can't specify both OPTIN mode and OPTOUT mode")
+			return
+		}
+		if options&trackOptin != 0 && c.trackFlags&trackOptout != 0 || options&trackOptout != 0 && c.trackFlags&trackOptin != 0 {
+			c.err("ERR You can't switch OPTIN/OPTOUT mode before disabling tracking for this client, and then re-enabling it with a different mode.")
+			return
+		}
+		if options&trackBcast != 0 && !checkPrefixCollisions(c, prefixes) {
+			return
+		}
+		s.enableTracking(c, redir, options, prefixes)
+	case eqFold(argv[2], "off"):
+		s.disableTracking(c)
+	default:
+		c.errSyntax()
+		return
+	}
+	c.ok()
+}
+
+func clientCachingCommand(c *client, argv [][]byte) {
+	if c.trackFlags&trackOn == 0 {
+		c.err("ERR CLIENT CACHING can be called only when the client is in tracking mode with OPTIN or OPTOUT mode enabled")
+		return
+	}
+	switch {
+	case eqFold(argv[2], "yes"):
+		if c.trackFlags&trackOptin == 0 {
+			c.err("ERR CLIENT CACHING YES is only valid when tracking is enabled in OPTIN mode.")
+			return
+		}
+	case eqFold(argv[2], "no"):
+		if c.trackFlags&trackOptout == 0 {
+			c.err("ERR CLIENT CACHING NO is only valid when tracking is enabled in OPTOUT mode.")
+			return
+		}
+	default:
+		c.errSyntax()
+		return
+	}
+	c.trackFlags |= trackCaching
+	c.ok()
+}
+
+func clientGetredirCommand(c *client, argv [][]byte) {
+	if c.trackFlags&trackOn != 0 {
+		c.integer(c.trackRedir)
+		return
+	}
+	c.integer(-1)
+}
+
+func clientTrackinginfoCommand(c *client, argv [][]byte) {
+	f := c.trackFlags
+	flags := []string{"off"}
+	if f&trackOn != 0 {
+		flags[0] = "on"
+	}
+	if f&trackBcast != 0 {
+		flags = append(flags, "bcast")
+	}
+	if f&trackOptin != 0 {
+		flags = append(flags, "optin")
+		if f&trackCaching != 0 {
+			flags = append(flags, "caching-yes")
+		}
+	}
+	if f&trackOptout != 0 {
+		flags = append(flags, "optout")
+		if f&trackCaching != 0 {
+			flags = append(flags, "caching-no")
+		}
+	}
+	if f&trackNoloop != 0 {
+		flags = append(flags, "noloop")
+	}
+	if f&trackBrokenRedir != 0 {
+		flags = append(flags, "broken_redirect")
+	}
+	c.mapLen(3)
+	c.bulkString("flags")
+	c.setLen(len(flags))
+	for _, fl := range flags {
+		c.bulkString(fl)
+	}
+	c.bulkString("redirect")
+	if f&trackOn != 0 {
+		c.integer(c.trackRedir)
+	} else {
+		c.integer(-1)
+	}
+	c.bulkString("prefixes")
+	ps := sortedPrefixes(c)
+	c.arrayLen(len(ps))
+	for _, p := range ps {
+		c.bulkString(p)
+	}
+}
+
+// clientReplyCommand is CLIENT REPLY ON|OFF|SKIP; OFF and SKIP are not
+// answered (applyReplyMode drops their reply).
+func clientReplyCommand(c *client, argv [][]byte) {
+	switch {
+	case eqFold(argv[2], "on"):
+		c.flags &^= flagReplySkip | flagReplyOff
+		c.ok()
+	case eqFold(argv[2], "off"):
+		c.flags |= flagReplyOff
+	case eqFold(argv[2], "skip"):
+		if c.flags&flagReplyOff == 0 {
+			c.flags |= flagReplySkipNext
+		}
+	default:
+		c.errSyntax()
+	}
+}
+
+// applyReplyMode drops the reply of the command that just ran (from mark
+// on) under CLIENT REPLY OFF or SKIP, then moves SKIP on to the next
+// command (Redis's prepareClientToWrite and resetClient).
+func (c *client) applyReplyMode(mark int) {
+	if c.flags&(flagReplyOff|flagReplySkip) != 0 && len(c.out) > mark {
+		c.out = c.out[:mark]
+	}
+	c.flags &^= flagReplySkip
+	if c.flags&flagReplySkipNext != 0 {
+		c.flags |= flagReplySkip
+		c.flags &^= flagReplySkipNext
+	}
 }
 
 func clientNoEvictCommand(c *client, argv [][]byte) {

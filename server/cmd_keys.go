@@ -486,6 +486,7 @@ func flushdbCommand(c *client, argv [][]byte) {
 	}
 	s := c.srv
 	s.dirty += int64(s.emptyDB(c.db))
+	s.trackingInvalidateKeysOnFlush()
 	s.dirty++ // always propagated, even on an empty DB
 	c.ok()
 }
@@ -500,6 +501,7 @@ func flushallCommand(c *client, argv [][]byte) {
 		n += s.emptyDB(db)
 	}
 	s.dirty += int64(n)
+	s.trackingInvalidateKeysOnFlush()
 	s.flushallSave()
 	s.dirty++
 	// The save above resets dirty: without this an empty FLUSHALL with

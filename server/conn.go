@@ -107,6 +107,7 @@ func (s *Server) connLoop(c *client) {
 			}
 			if n > 0 {
 				c.rd.end += n
+				c.qbufCap.Store(int64(len(c.rd.buf)))
 				s.stats.netInput.Add(int64(n))
 			}
 			if err != nil {
@@ -253,9 +254,13 @@ func (s *Server) execChunk(c *client, i, n int) (next int, a *aof.AOF, ok bool) 
 		end = n
 	}
 	for ; i < end; i++ {
+		mark := len(c.out)
 		s.processCommand(c, c.rd.argsOf(i))
 		if c.yield {
 			break // the network loop hands c to a goroutine, from command i
+		}
+		if c.flags&(flagReplyOff|flagReplySkip|flagReplySkipNext) != 0 {
+			c.applyReplyMode(mark)
 		}
 		if c.flags&(flagCloseAfterReply|flagCloseASAP) != 0 {
 			i = n
@@ -266,6 +271,7 @@ func (s *Server) execChunk(c *client, i, n int) (next int, a *aof.AOF, ok bool) 
 			break
 		}
 	}
+	s.trackingEndBatch(c)
 	if s.aof != nil {
 		if s.cfg.AppendFsync == "always" {
 			// No reply may reveal a write that is not durable yet: wait
@@ -324,6 +330,9 @@ func (s *Server) writeOut(c *client, b []byte) bool {
 // freeClient unregisters c (under mu).
 func (s *Server) freeClient(c *client) {
 	delete(s.clients, c.id)
+	if c.trackFlags&trackOn != 0 {
+		s.disableTracking(c)
+	}
 	s.unwatchAll(c)
 	s.pubsubUnsubscribeAll(c)
 	delete(s.monitors, c)

@@ -93,16 +93,14 @@ func (s *Server) processCommand(c *client, argv [][]byte) {
 	// PAUSE, a script that may turn busy, DEBUG LOADAOF/RELOAD lending the
 	// executor to -LOADING replies) continues on a goroutine of its own,
 	// from this command.
-	if c.lc != nil && (s.pausedFor(cmd) || s.runsScript(c, cmd) || cmd.name == "debug") {
+	if c.lc != nil && (s.pausedFor(c, cmd, argv) || s.runsScript(c, cmd) || cmd.name == "debug") {
 		c.yield = true
 		s.stats.totalCommands--
 		return
 	}
 	// CLIENT PAUSE: the client waits (off the executor) until the pause ends.
-	for c.flags&flagFake == 0 && s.pausedFor(cmd) {
-		s.mu.Unlock()
-		time.Sleep(2 * time.Millisecond)
-		s.mu.Lock()
+	if s.pausedFor(c, cmd, argv) && !s.waitPause(c, cmd, argv) {
+		return
 	}
 	if c.flags&flagMulti != 0 && !isMultiControl(cmd) {
 		c.queueMulti(cmd, argv)
@@ -193,6 +191,9 @@ func (s *Server) call(c *client, cmd *command, argv [][]byte) {
 	cmd.proc(c, argv)
 	dur := time.Duration(monoNow() - start)
 	s.execDepth--
+	if s.tracking.table != nil {
+		s.trackingAfterCall(c, cmd, argv)
+	}
 	cmd.calls++
 	cmd.usec += dur.Microseconds()
 	// curCmdFailed also covers errors replied without being counted
@@ -341,15 +342,4 @@ func (c *client) reject(cmd *command, msg string) {
 		return
 	}
 	c.err(msg)
-}
-
-// pausedFor reports whether CLIENT PAUSE holds cmd back now.
-func (s *Server) pausedFor(cmd *command) bool {
-	if s.pausedUntil.IsZero() || !time.Now().Before(s.pausedUntil) {
-		return false
-	}
-	if !s.pauseWrites {
-		return true
-	}
-	return cmd.flags&(cmdWrite|cmdMayReplicate) != 0
 }

@@ -92,7 +92,7 @@ func (s *Server) genInfo(want map[string]bool) string {
 	}
 	if want["clients"] {
 		sep("Clients")
-		blocked := 0
+		blocked := s.pausedClients()
 		pubsub := 0
 		for _, c := range s.clients {
 			if c.flags&flagPubSub != 0 {
@@ -105,7 +105,7 @@ func (s *Server) genInfo(want map[string]bool) string {
 		f("client_recent_max_input_buffer", 0)
 		f("client_recent_max_output_buffer", 0)
 		f("blocked_clients", blocked+s.blockedCount())
-		f("tracking_clients", 0)
+		f("tracking_clients", s.tracking.clients)
 		f("clients_in_timeout_table", 0)
 		_ = pubsub
 	}
@@ -223,9 +223,9 @@ func (s *Server) genInfo(want map[string]bool) string {
 		f("active_defrag_key_misses", 0)
 		f("total_active_defrag_time", 0)
 		f("current_active_defrag_time", 0)
-		f("tracking_total_keys", 0)
-		f("tracking_total_items", 0)
-		f("tracking_total_prefixes", 0)
+		f("tracking_total_keys", len(s.tracking.table))
+		f("tracking_total_items", s.tracking.items)
+		f("tracking_total_prefixes", len(s.tracking.prefixes))
 		f("unexpected_error_replies", st.unexpectedErrs)
 		f("total_error_replies", st.totalErrorReplies)
 		f("dump_payload_sanitizations", 0)

@@ -19,6 +19,9 @@ func (s *Server) expireIfNeeded(db *DB, key []byte) bool {
 	if when > s.nowMs() {
 		return false
 	}
+	if s.pauseActive() {
+		return true // paused: logically expired, kept (Redis 7.0)
+	}
 	s.deleteExpired(db, key)
 	return true
 }
@@ -26,6 +29,9 @@ func (s *Server) expireIfNeeded(db *DB, key []byte) bool {
 // deleteExpired removes an expired key and logs "DEL key" (or UNLINK) to the
 // AOF, as a separate propagated op.
 func (s *Server) deleteExpired(db *DB, key []byte) {
+	if s.pauseActive() {
+		return // CLIENT PAUSE: no key expires meanwhile
+	}
 	s.beforeModify(db, bstr(key))
 	s.removeKey(db, bstr(key))
 	s.stats.expiredKeys++
@@ -35,7 +41,7 @@ func (s *Server) deleteExpired(db *DB, key []byte) {
 	}
 	s.propagate(db.id, [][]byte{[]byte(cmd), cloneBytes(key)})
 	s.notify(notifyExpired, "expired", key, db.id)
-	s.signalModifiedKey(db, key)
+	s.signalModifiedKeyBy(nil, db, key)
 }
 
 // lookupRead returns the live value of key for a read command.
@@ -193,6 +199,15 @@ func (s *Server) removeExpire(db *DB, key []byte) bool {
 // signalModifiedKey invalidates WATCHes on key (Redis's
 // signalModifiedKey/touchWatchedKey).
 func (s *Server) signalModifiedKey(db *DB, key []byte) {
+	s.signalModifiedKeyBy(s.curClient, db, key)
+}
+
+// signalModifiedKeyBy is signalModifiedKey naming the client that made the
+// change (nil for an expiry): client-side caching's NOLOOP skips its own.
+func (s *Server) signalModifiedKeyBy(by *client, db *DB, key []byte) {
+	if s.tracking.table != nil {
+		s.trackingInvalidateKey(by, key, true)
+	}
 	if len(db.watched) == 0 {
 		return
 	}

@@ -79,6 +79,7 @@ type netLoop struct {
 	mu       sync.Mutex // guards conns, kills, stop, walk, nsync, syncQ, returned, the standby's state
 	conns    map[int32]*client
 	kills    []*client
+	asyncs   []*client // to hand to a goroutine with asynchronous output
 	stop     bool
 	walk     *snapshot // handed over by walkOnLoop
 	nsync    int       // syncer goroutines running (at most aof-group-commit-inflight)
@@ -455,6 +456,7 @@ func (l *netLoop) run() bool {
 			close(l.done)
 			return true
 		}
+		l.handleAsyncs()
 		l.takeReturned()
 		if l.walking != nil {
 			l.walkStep()
@@ -613,6 +615,7 @@ func (l *netLoop) serve(c *client) {
 	}
 	full := n == len(buf)
 	c.rd.end += n
+	c.qbufCap.Store(int64(len(c.rd.buf)))
 	s.stats.netInput.Add(int64(n))
 	c.lastInter.Store(time.Now().UnixNano())
 	perr := c.rd.parse()
@@ -1060,6 +1063,57 @@ func (c *client) detachLocked() {
 			c.connFlags |= flagCloseASAP
 			c.flags |= flagCloseASAP
 		}
+	}
+}
+
+// requestAsync asks the loop to hand c to a goroutine of its own with
+// asynchronous output: another client's command has a message for it (a
+// client-side caching invalidation redirected to it). Under s.mu.
+func (c *client) requestAsync() {
+	l := c.lc.l
+	l.mu.Lock()
+	l.asyncs = append(l.asyncs, c)
+	l.mu.Unlock()
+	l.wake()
+}
+
+// handleAsyncs serves requestAsync: each client leaves the loop between
+// its batches (one whose replies wait at the AOF barrier is retried at
+// the next iteration) and its pushes start flowing.
+func (l *netLoop) handleAsyncs() {
+	l.mu.Lock()
+	as := l.asyncs
+	l.asyncs = nil
+	l.mu.Unlock()
+	s := l.s
+	for _, c := range as {
+		lc := c.lc
+		if lc == nil {
+			continue // left or closed meanwhile
+		}
+		lc.mu.Lock()
+		busy := lc.held || lc.syncer
+		lc.mu.Unlock()
+		if busy {
+			l.mu.Lock()
+			l.asyncs = append(l.asyncs, c)
+			l.mu.Unlock()
+			continue
+		}
+		s.mu.Lock()
+		ok := l.detach(c)
+		if ok {
+			c.startPushWriter()
+		}
+		s.mu.Unlock()
+		if !ok {
+			l.release(c)
+			continue
+		}
+		go func() {
+			defer s.releaseConn(c)
+			s.connLoop(c)
+		}()
 	}
 }
 

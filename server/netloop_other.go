@@ -21,4 +21,5 @@ func (s *Server) walkOnLoop(*snapshot) bool     { return false }
 func (s *Server) installAckHook(*aof.AOF)       {}
 func (l *netLoop) adopt(*client, net.Conn) bool { return false }
 func (c *client) detachLocked()                 {}
+func (c *client) requestAsync()                 {}
 func (lc *loopConn) writeNow([]byte) error      { return errors.New("no network loop") }

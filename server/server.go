@@ -96,6 +96,9 @@ type Server struct {
 	pausedUntil      time.Time
 	pauseWrites      bool
 
+	pause    pauseState    // CLIENT PAUSE's postponed clients (pause.go)
+	tracking trackingState // client-side caching (tracking.go)
+
 	// listPackedThreshold is DEBUG QUICKLIST-PACKED-THRESHOLD: list
 	// elements this large get a plain quicklist node (0: Redis's 1 GB).
 	listPackedThreshold int
