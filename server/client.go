@@ -119,6 +119,12 @@ type client struct {
 	// propagation for the command being executed
 	propArgv    [][]byte
 	preventProp bool
+
+	// replication (replication.go): the replica behind this link (or
+	// what its REPLCONF said before SYNC), and the master offset after
+	// this client's last propagated write (WAIT).
+	repl     *replica
+	replWOff int64
 }
 
 type watchedKey struct {

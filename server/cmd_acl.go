@@ -303,9 +303,4 @@ func aclHelpCommand(c *client, argv [][]byte) {
 	})
 }
 
-func roleCommand(c *client, argv [][]byte) {
-	c.arrayLen(3)
-	c.bulkString("master")
-	c.integer(0)
-	c.emptyArray()
-}
+func roleCommand(c *client, argv [][]byte) { c.srv.roleReply(c) } // replication.go

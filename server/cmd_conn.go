@@ -263,6 +263,12 @@ func (c *client) infoLineFor(viewer *client) string {
 	if c.flags&flagMonitor != 0 {
 		fl = append(fl, 'O')
 	}
+	if c.flags&flagReplica != 0 {
+		fl = append(fl, 'S')
+	}
+	if c.flags&flagMaster != 0 {
+		fl = append(fl, 'M')
+	}
 	if c.flags&flagPubSub != 0 {
 		fl = append(fl, 'P')
 	}
@@ -374,16 +380,7 @@ func clientListCommand(c *client, argv [][]byte) {
 		if ids != nil && !ids[id] {
 			continue
 		}
-		switch typ {
-		case "pubsub":
-			if cl.flags&flagPubSub == 0 {
-				continue
-			}
-		case "normal":
-			if cl.flags&flagPubSub != 0 {
-				continue
-			}
-		case "master", "replica", "slave":
+		if typ != "" && !cl.hasType(typ) {
 			continue
 		}
 		sb.WriteString(cl.infoLineFor(c))
@@ -489,7 +486,7 @@ func clientKillCommand(c *client, argv [][]byte) {
 		if laddr != "" && cl.laddr != laddr {
 			continue
 		}
-		if typ == "pubsub" && cl.flags&flagPubSub == 0 || typ == "normal" && cl.flags&flagPubSub != 0 || typ == "master" || typ == "replica" || typ == "slave" {
+		if typ != "" && !cl.hasType(typ) {
 			continue
 		}
 		if skipme && cl == c {

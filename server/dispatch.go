@@ -74,9 +74,9 @@ func (s *Server) processCommand(c *client, argv [][]byte) {
 			return
 		}
 	}
-	// A master has no good replica here: min-replicas-to-write refuses
-	// writes (Redis checkGoodReplicasStatus with none connected).
-	if isWrite && s.cfg.MinReplicasToWrite > 0 && s.cfg.MinReplicasMaxLag > 0 {
+	// min-replicas-to-write: too few good replicas refuse writes (Redis
+	// checkGoodReplicasStatus).
+	if isWrite && s.replWriteRefusal() {
 		c.reject(cmd, "NOREPLICAS Not enough good replicas to write.")
 		return
 	}
@@ -219,7 +219,7 @@ func (s *Server) call(c *client, cmd *command, argv [][]byte) {
 	s.afterCallLatency(c, cmd, dur)
 	changed := s.dirty != dirtyBefore || s.forceProp
 	s.forceProp = prevForce
-	if changed && cmd.flags&cmdNoPropagate == 0 && !c.preventProp && !s.loading && (s.aof != nil || s.collectProp) {
+	if changed && cmd.flags&cmdNoPropagate == 0 && !c.preventProp && !s.loading && s.propagating() {
 		pa := c.propArgv
 		if pa == nil {
 			pa = argv
@@ -247,7 +247,7 @@ func (s *Server) call(c *client, cmd *command, argv [][]byte) {
 // propagate adds an op to the current execution unit (Redis alsoPropagate)
 // or, outside any command (active expiry), logs it on its own.
 func (s *Server) propagate(db int, argv [][]byte) {
-	if s.loading || (s.aof == nil && !s.collectProp) {
+	if s.loading || !s.propagating() {
 		return
 	}
 	s.pendingOps = append(s.pendingOps, aof.Op{DB: db, Argv: argv})
@@ -281,6 +281,8 @@ func (s *Server) flushPropagation(wrap bool) {
 			s.curClient.fedOff = off
 		}
 	}
+	// Replicas and the backlog get the same stream (replication.go).
+	s.replFeedOps(ops, wrap)
 	for i := range s.pendingOps {
 		s.pendingOps[i] = aof.Op{}
 	}

@@ -238,17 +238,7 @@ func (s *Server) genInfo(want map[string]bool) string {
 	}
 	if want["replication"] {
 		sep("Replication")
-		f("role", "master")
-		f("connected_slaves", 0)
-		f("master_failover_state", "no-failover")
-		f("master_replid", s.runID())
-		f("master_replid2", "0000000000000000000000000000000000000000")
-		f("master_repl_offset", 0)
-		f("second_repl_offset", -1)
-		f("repl_backlog_active", 0)
-		f("repl_backlog_size", 1048576)
-		f("repl_backlog_first_byte_offset", 0)
-		f("repl_backlog_histlen", 0)
+		s.infoReplication(f) // replication.go
 	}
 	if want["cpu"] {
 		sep("CPU")

@@ -116,6 +116,8 @@ type Server struct {
 	// collectProp keeps propagated ops in pendingOps even with the AOF off
 	// (tests inspect them).
 	collectProp bool
+
+	repl replState // replication.go
 }
 
 type stats struct {

@@ -1,0 +1,1220 @@
+package server
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aofserver/aofserver/aof"
+	"github.com/aofserver/aofserver/config"
+)
+
+// Replication, master side, as Redis 7.0's replication.c: replicas attach
+// with SYNC or PSYNC, get an RDB of one instant (disk-backed: the BGSAVE
+// job writes dump.rdb and it is sent as "$<len>\r\n<rdb>"; diskless: a
+// snapshot of our own is streamed as "$EOF:<mark>\r\n<rdb><mark>"), then
+// the propagated command stream from that instant: the same ops the AOF
+// gets (SELECT, effects, MULTI/EXEC), without the AOF's #TS annotations,
+// plus the master's PINGs and REPLCONF GETACKs. The stream also goes to
+// the backlog, from which a replica that lost its link continues
+// (+CONTINUE). Everything here runs under Server.mu unless said otherwise.
+
+// Client flags of replication links (above client.go's iota flags).
+const (
+	flagReplica uint32 = 1 << 28 // a replica attached to us (CLIENT_SLAVE)
+	flagMaster  uint32 = 1 << 29 // our master's link (CLIENT_MASTER)
+)
+
+// Replica states (SLAVE_STATE_*), with INFO's names.
+const (
+	replWaitBgsaveStart = iota // waiting for a snapshot to begin
+	replWaitBgsaveEnd          // a snapshot for it is being produced
+	replSendBulk               // the RDB is being sent
+	replOnline                 // streaming
+)
+
+var replStateNames = [...]string{"wait_bgsave", "wait_bgsave", "send_bulk", "online"}
+
+type replState struct {
+	replid, replid2 string
+	offset          int64 // master_repl_offset
+	secondOffset    int64 // second_repl_offset (-1: none)
+	backlog         *replBacklog
+	selDB           int // slaveseldb: the DB the stream last selected, -1 none
+	replicas        []*replica
+	noReplicasSince time.Time // for repl-backlog-ttl
+	goodReplicas    int       // repl_good_slaves_count
+	cronStarted     bool
+	cronLoops       int64
+	waiters         []replWaiter // clients blocked in WAIT
+	getack          bool         // a REPLCONF GETACK is due (WAIT asked)
+	// rdbFor is the replicas' snapshot in progress: the BGSAVE job (disk)
+	// or our own socket transfer (diskless).
+	diskJob  *job
+	diskless *disklessXfer
+
+	link *masterLink // replica side (replication_replica.go), nil on a master
+}
+
+// replica is one attached replica (Redis's client with CLIENT_SLAVE).
+type replica struct {
+	c              *client
+	state          int
+	listeningPort  int
+	announcedIP    string
+	capaEOF        bool
+	capaPsync2     bool
+	ackOff         int64
+	ackTime        time.Time
+	waitSince      time.Time // when it started waiting for a snapshot
+	putOnlineOnAck bool      // diskless: online at its first ACK
+	psyncInitial   int64     // the offset its full sync starts from
+	oldProto       bool      // SYNC (no +FULLRESYNC line)
+	// start hands the writer what to send first (under mu, once).
+	start chan replStart
+	// writerDone is closed when the writer goroutine ends.
+	writerDone chan struct{}
+	// nudge asks the writer for a keep-alive newline while the replica
+	// waits for its snapshot.
+	nudge   chan struct{}
+	started bool // start was handed its RDB source
+	// online is closed when it goes online: after a socket transfer
+	// nothing follows the RDB before its first ACK, or the replica could
+	// not find the EOF mark at the end of a read.
+	online    chan struct{}
+	hdrLine   []byte // the +FULLRESYNC line, until start takes it
+	softSince time.Time
+}
+
+// replWaiter is a client blocked in WAIT.
+type replWaiter struct {
+	c   *client
+	bs  *blockState
+	num int64
+	off int64
+}
+
+// replStart is what a replica's writer sends before the stream: the
+// +FULLRESYNC line, then an RDB file (disk) or the shared socket
+// transfer (diskless), or nothing more (+CONTINUE, whose backlog bytes
+// are already queued).
+type replStart struct {
+	hdr  []byte
+	file *os.File
+	size int64
+	xfer *disklessXfer
+}
+
+// replBacklog is the circular backlog of the stream.
+type replBacklog struct {
+	buf     []byte
+	idx     int   // where the next byte goes
+	histlen int64 // bytes held
+	offset  int64 // repl offset of the first byte held
+	next    int64 // repl offset of the next byte written
+}
+
+func newBacklog(size int, next int64) *replBacklog {
+	return &replBacklog{buf: make([]byte, size), offset: next, next: next}
+}
+
+func (b *replBacklog) write(p []byte) {
+	size := len(b.buf)
+	b.next += int64(len(p))
+	b.histlen += int64(len(p))
+	if len(p) > size {
+		p = p[len(p)-size:] // only the tail can be held
+	}
+	for len(p) > 0 {
+		n := copy(b.buf[b.idx:], p)
+		b.idx = (b.idx + n) % size
+		p = p[n:]
+	}
+	if b.histlen > int64(size) {
+		b.histlen = int64(size)
+	}
+	b.offset = b.next - b.histlen
+}
+
+// from returns the held bytes from repl offset off on.
+func (b *replBacklog) from(off int64) []byte {
+	skip := off - b.offset
+	n := int(b.histlen - skip)
+	out := make([]byte, 0, n)
+	size := len(b.buf)
+	start := (b.idx - n + size) % size
+	if start+n <= size {
+		return append(out, b.buf[start:start+n]...)
+	}
+	out = append(out, b.buf[start:]...)
+	return append(out, b.buf[:n-(size-start)]...)
+}
+
+// resize keeps the newest bytes that fit (CONFIG SET repl-backlog-size).
+func (b *replBacklog) resize(size int) {
+	if size == len(b.buf) {
+		return
+	}
+	keep := b.histlen
+	if keep > int64(size) {
+		keep = int64(size)
+	}
+	data := b.from(b.next - keep)
+	*b = *newBacklog(size, b.next-keep)
+	b.write(data)
+}
+
+// ------------------------------------------------------------- settings
+
+// replCfg reads a replication directive the typed configuration does not
+// carry (they are stored as given and shown by CONFIG GET).
+func (s *Server) replCfg(name string) string {
+	if kv := s.cfg.Get(name); len(kv) > 0 {
+		return kv[0][1]
+	}
+	return ""
+}
+
+func (s *Server) replCfgInt(name string) int64 {
+	n, _ := strconv.ParseInt(s.replCfg(name), 10, 64)
+	return n
+}
+
+func (s *Server) replCfgYes(name string) bool { return s.replCfg(name) == "yes" }
+
+func randomHex40() string {
+	var b [20]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+const zeroReplID = "0000000000000000000000000000000000000000"
+
+// replInit gives the server its replication ID (Redis sets one at start).
+func (s *Server) replInit() {
+	if s.repl.replid == "" {
+		s.repl.replid = randomHex40()
+		s.repl.replid2 = zeroReplID
+		s.repl.secondOffset = -1
+		s.repl.selDB = -1
+	}
+}
+
+// shiftReplicationID is Redis's shiftReplicationId: the current history
+// becomes ID2 (valid up to offset+1), and a new ID starts.
+func (s *Server) shiftReplicationID() {
+	s.replInit()
+	s.repl.replid2 = s.repl.replid
+	s.repl.secondOffset = s.repl.offset + 1
+	s.repl.replid = randomHex40()
+	s.log.Info().Msgf("Setting secondary replication ID to %s, valid up to offset: %d. New replication ID is %s",
+		s.repl.replid2, s.repl.secondOffset, s.repl.replid)
+}
+
+func (s *Server) createBacklog() {
+	size := s.replCfgInt("repl-backlog-size")
+	if size <= 0 {
+		size = 1 << 20
+	}
+	s.repl.backlog = newBacklog(int(size), s.repl.offset+1)
+}
+
+// propagating reports whether propagated ops are collected: for the AOF,
+// the backlog, or the tests.
+func (s *Server) propagating() bool {
+	return s.aof != nil || s.collectProp || s.repl.backlog != nil
+}
+
+// ----------------------------------------------------------- the stream
+
+// replFeedOps appends ops to the stream (Redis replicationFeedSlaves):
+// a SELECT where the DB changes, the ops, MULTI/EXEC around them when
+// wrap. It returns the new master offset.
+func (s *Server) replFeedOps(ops []aof.Op, wrap bool) {
+	// A replica proxies its master's stream instead (Redis
+	// replicationFeedSlaves returns when masterhost is set).
+	if s.repl.backlog == nil || s.repl.link != nil {
+		return
+	}
+	var buf []byte
+	db := s.repl.selDB
+	add := func(d int, argv [][]byte) {
+		if d >= 0 && d != db {
+			buf = appendSelectCmd(buf, d)
+			db = d
+		}
+		buf = aof.AppendCommand(buf, argv)
+	}
+	if wrap && len(ops) >= 2 {
+		add(ops[0].DB, multiArgv)
+	}
+	for i := range ops {
+		add(ops[i].DB, ops[i].Argv)
+	}
+	if wrap && len(ops) >= 2 {
+		add(ops[len(ops)-1].DB, execArgv)
+	}
+	s.repl.selDB = db
+	s.replFeedBytes(buf)
+	if s.curClient != nil {
+		s.curClient.replWOff = s.repl.offset
+	}
+}
+
+func appendSelectCmd(b []byte, db int) []byte {
+	return aof.AppendCommand(b, [][]byte{[]byte("SELECT"), strconv.AppendInt(nil, int64(db), 10)})
+}
+
+// replFeedBytes adds encoded stream bytes to the backlog and to every
+// replica past the snapshot instant.
+func (s *Server) replFeedBytes(buf []byte) {
+	if len(buf) == 0 || s.repl.backlog == nil {
+		return
+	}
+	s.repl.backlog.write(buf)
+	s.repl.offset += int64(len(buf))
+	for _, r := range s.repl.replicas {
+		if r.state != replWaitBgsaveStart {
+			s.replPush(r, buf)
+		}
+	}
+}
+
+// replFeedCommand feeds one command of the master's own (PING, REPLCONF
+// GETACK) in the currently selected DB.
+func (s *Server) replFeedCommand(argv ...string) {
+	args := make([][]byte, len(argv))
+	for i, a := range argv {
+		args[i] = []byte(a)
+	}
+	s.replFeedBytes(aof.AppendCommand(nil, args))
+}
+
+// replPush queues bytes for a replica, enforcing client-output-buffer-limit
+// replica (Redis also counts what accumulates during the sync).
+func (s *Server) replPush(r *replica, b []byte) {
+	c := r.c
+	c.pushMu.Lock()
+	defer c.pushMu.Unlock()
+	if c.closed {
+		return
+	}
+	c.pushBuf = append(c.pushBuf, b...)
+	lim := s.outputLimit(config.ClassReplica)
+	n := int64(len(c.pushBuf))
+	over := lim.Hard > 0 && n >= lim.Hard
+	if lim.Soft > 0 && n >= lim.Soft {
+		if r.softSince.IsZero() {
+			r.softSince = time.Now()
+		} else if time.Since(r.softSince) >= time.Duration(lim.SoftSeconds)*time.Second {
+			over = true
+		}
+	} else {
+		r.softSince = time.Time{}
+	}
+	if over {
+		c.closed = true
+		c.closeReason = "output buffer limit"
+		c.pushBuf = nil
+		s.log.Warn().Msgf("Client %s scheduled to be closed ASAP for overcoming of output buffer limits.", c.infoLine())
+		c.conn.Close()
+	}
+	c.pushCond.Broadcast()
+}
+
+// ------------------------------------------------------------- commands
+
+func init() {
+	adm := cmdAdmin | cmdNoScript
+	register(
+		&command{name: "replconf", arity: -1, flags: adm | cmdLoading | cmdStale | cmdAllowBusy, proc: replconfCommand, group: "server", summary: "An internal command for configuring the replication stream", since: "3.0.0", acl: []string{"@admin", "@slow", "@dangerous"}},
+		&command{name: "sync", arity: 1, flags: adm | cmdNoMulti, proc: syncCommand, group: "server", summary: "Internal command used for replication", since: "1.0.0", acl: []string{"@admin", "@slow", "@dangerous"}},
+		&command{name: "psync", arity: -3, flags: adm | cmdNoMulti, proc: syncCommand, group: "server", summary: "Internal command used for replication", since: "2.8.0", acl: []string{"@admin", "@slow", "@dangerous"}},
+	)
+}
+
+func (s *Server) replicaOf(c *client) *replica {
+	if c.flags&flagReplica == 0 {
+		return nil
+	}
+	return c.repl
+}
+
+// replconfCommand is Redis's replconfCommand.
+func replconfCommand(c *client, argv [][]byte) {
+	s := c.srv
+	if len(argv)%2 == 0 {
+		c.errSyntax()
+		return
+	}
+	var pend replica // what this call sets, kept for the replica's link
+	if c.repl != nil {
+		pend = *c.repl
+	}
+	for i := 1; i < len(argv); i += 2 {
+		opt, val := strings.ToLower(string(argv[i])), argv[i+1]
+		switch opt {
+		case "listening-port":
+			n, ok := parseInt(val)
+			if !ok {
+				c.errNotInt()
+				return
+			}
+			pend.listeningPort = int(n)
+		case "ip-address":
+			if len(val) >= 46 {
+				c.err(fmt.Sprintf("ERR REPLCONF ip-address provided by replica instance is too long: %d bytes", len(val)))
+				return
+			}
+			pend.announcedIP = string(val)
+		case "capa":
+			if eqFold(val, "eof") {
+				pend.capaEOF = true
+			} else if eqFold(val, "psync2") {
+				pend.capaPsync2 = true
+			}
+		case "ack":
+			// An ACK gets no reply, and only a replica sends it.
+			r := s.replicaOf(c)
+			if r == nil {
+				return
+			}
+			if off, ok := parseInt(val); ok && off > r.ackOff {
+				r.ackOff = off
+			}
+			r.ackTime = time.Now()
+			if r.putOnlineOnAck && r.state == replWaitBgsaveEnd {
+				s.replPutOnline(r)
+			}
+			s.replServeWaiters()
+			return
+		case "getack":
+			if l := s.repl.link; l != nil && c.flags&flagMaster != 0 {
+				l.sendAck(s)
+			}
+			return
+		case "rdb-only", "rdb-filter-only":
+			if _, ok := parseInt(val); !ok && opt == "rdb-only" {
+				c.errNotInt()
+				return
+			}
+		default:
+			c.err("ERR Unrecognized REPLCONF option: " + string(argv[i]))
+			return
+		}
+	}
+	if c.repl == nil {
+		c.repl = &replica{c: c}
+	}
+	r := c.repl
+	r.listeningPort, r.announcedIP, r.capaEOF, r.capaPsync2 = pend.listeningPort, pend.announcedIP, pend.capaEOF, pend.capaPsync2
+	c.ok()
+}
+
+// replicaName is replicationGetSlaveName: ip:port with the listening port.
+func (r *replica) name() string {
+	ip := r.announcedIP
+	if ip == "" {
+		if h, _, err := net.SplitHostPort(r.c.addr); err == nil {
+			ip = h
+		}
+	}
+	if r.listeningPort != 0 {
+		return net.JoinHostPort(ip, strconv.Itoa(r.listeningPort))
+	}
+	return fmt.Sprintf("%s:<unknown-replica-port>", ip)
+}
+
+// syncCommand is SYNC and PSYNC (Redis syncCommand).
+func syncCommand(c *client, argv [][]byte) {
+	s := c.srv
+	if c.flags&flagReplica != 0 {
+		return // already a replica: ignored
+	}
+	if l := s.repl.link; l != nil && l.state != linkConnected {
+		c.err("NOMASTERLINK Can't SYNC while not connected with my master")
+		return
+	}
+	if len(c.out) > 0 {
+		c.err("ERR SYNC and PSYNC are invalid with pending output")
+		return
+	}
+	if !s.canBlock(c) {
+		c.err("ERR Command not allowed inside a transaction")
+		return
+	}
+	s.replInit()
+	r := &replica{c: c}
+	if c.repl != nil {
+		r = c.repl // what REPLCONF said
+	}
+	r.start, r.writerDone, r.nudge, r.online = make(chan replStart, 1), make(chan struct{}), make(chan struct{}, 1), make(chan struct{})
+	s.log.Info().Msgf("Replica %s asks for synchronization", r.name())
+	psync := eqFold(argv[0], "psync")
+	if psync && s.tryPartialResync(c, r, argv) {
+		return
+	}
+	if !psync {
+		r.oldProto = true
+	}
+	s.attachReplica(r)
+	if s.repl.backlog == nil {
+		// A new history: a new ID, no ID2 (Redis syncCommand).
+		s.repl.replid = randomHex40()
+		s.repl.replid2 = zeroReplID
+		s.repl.secondOffset = -1
+		s.createBacklog()
+		s.log.Info().Msgf("Replication backlog created, my new replication IDs are '%s' and '%s'", s.repl.replid, s.repl.replid2)
+	}
+	s.replStartFullSync(r)
+}
+
+// attachReplica makes c a replica: it leaves the network loop for a
+// goroutine of its own, whose writer sends what start hands it and then
+// the stream.
+func (s *Server) attachReplica(r *replica) {
+	c := r.c
+	c.flags |= flagReplica
+	c.repl = r
+	r.waitSince = time.Now()
+	r.ackTime = time.Now()
+	c.detachLocked()
+	c.pushMu.Lock()
+	c.pushWriter = true // replies (if any) queue behind the stream
+	c.pushMu.Unlock()
+	s.repl.replicas = append(s.repl.replicas, r)
+	s.repl.noReplicasSince = time.Time{}
+	s.replStartCron()
+	go s.replicaWriter(r)
+}
+
+// tryPartialResync is masterTryPartialResynchronization.
+func (s *Server) tryPartialResync(c *client, r *replica, argv [][]byte) bool {
+	id := string(argv[1])
+	off, ok := parseInt(argv[2])
+	if !ok {
+		return false
+	}
+	if id != s.repl.replid && (id != s.repl.replid2 || off > s.repl.secondOffset) {
+		switch {
+		case id == "?":
+			s.log.Info().Msgf("Full resync requested by replica %s", r.name())
+		case id != s.repl.replid2:
+			s.log.Info().Msgf("Partial resynchronization not accepted: Replication ID mismatch (Replica asked for '%s', my replication IDs are '%s' and '%s')", id, s.repl.replid, s.repl.replid2)
+		default:
+			s.log.Info().Msgf("Partial resynchronization not accepted: Requested offset for second ID was %d, but I can reply up to %d", off, s.repl.secondOffset)
+		}
+		return false
+	}
+	b := s.repl.backlog
+	if b == nil || off < b.offset || off > b.offset+b.histlen {
+		s.log.Info().Msgf("Unable to partial resync with replica %s for lack of backlog (Replica request was: %d).", r.name(), off)
+		if b != nil && off > s.repl.offset {
+			s.log.Warn().Msgf("Warning: replica %s tried to PSYNC with an offset that is greater than the master replication offset.", r.name())
+		}
+		return false
+	}
+	s.attachReplica(r)
+	r.state = replOnline
+	r.ackTime = time.Now()
+	hdr := "+CONTINUE\r\n"
+	if r.capaPsync2 {
+		hdr = "+CONTINUE " + s.repl.replid + "\r\n"
+	}
+	data := b.from(off)
+	c.pushMu.Lock()
+	c.pushBuf = append(c.pushBuf, data...)
+	c.pushMu.Unlock()
+	r.started = true
+	r.start <- replStart{hdr: []byte(hdr)}
+	s.log.Info().Msgf("Partial resynchronization request from %s accepted. Sending %d bytes of backlog starting from offset %d.", r.name(), len(data), off)
+	s.refreshGoodReplicas()
+	return true
+}
+
+// replStartFullSync is the rest of syncCommand for a full sync: attach to
+// a snapshot for replicas in progress, start one, or wait for the cron.
+func (s *Server) replStartFullSync(r *replica) {
+	r.state = replWaitBgsaveStart
+	if s.repl.diskJob != nil && !s.repl.diskJob.ended {
+		// A disk snapshot for replicas runs: share it, with the stream
+		// the first of them accumulated since (Redis copies its buffer).
+		for _, o := range s.repl.replicas {
+			if o != r && o.state == replWaitBgsaveEnd && !o.started && o.capaEOF == r.capaEOF {
+				o.c.pushMu.Lock()
+				buf := append([]byte(nil), o.c.pushBuf...)
+				o.c.pushMu.Unlock()
+				r.c.pushMu.Lock()
+				r.c.pushBuf = append(r.c.pushBuf, buf...)
+				r.c.pushMu.Unlock()
+				r.state = replWaitBgsaveEnd
+				r.psyncInitial = o.psyncInitial
+				r.pendingHdr(s)
+				s.log.Info().Msg("Waiting for end of BGSAVE for SYNC")
+				return
+			}
+		}
+		s.log.Info().Msg("Can't attach the replica to the current BGSAVE. Waiting for next BGSAVE for SYNC")
+		return
+	}
+	if s.repl.diskless != nil {
+		s.log.Info().Msg("Current BGSAVE has socket target. Waiting for next BGSAVE for SYNC")
+		return
+	}
+	if s.replCfgYes("repl-diskless-sync") && r.capaEOF && s.replCfgInt("repl-diskless-sync-delay") > 0 {
+		s.log.Info().Msg("Delay next BGSAVE for diskless SYNC")
+		return
+	}
+	if s.childActive() {
+		s.log.Info().Msg("No BGSAVE in progress, but another BG operation is active. BGSAVE for replication delayed")
+		return
+	}
+	s.startBgsaveForReplication()
+}
+
+// pendingHdr remembers the +FULLRESYNC line the writer sends first.
+func (r *replica) pendingHdr(s *Server) {
+	if r.oldProto {
+		r.hdrLine = nil
+		return
+	}
+	r.hdrLine = []byte(fmt.Sprintf("+FULLRESYNC %s %d\r\n", s.repl.replid, r.psyncInitial))
+}
+
+// startBgsaveForReplication snapshots the dataset for every replica
+// waiting for one: to the replicas' sockets when they all take the EOF
+// form and repl-diskless-sync is on, else through BGSAVE's dump.rdb.
+func (s *Server) startBgsaveForReplication() {
+	var waiting []*replica
+	allEOF := true
+	for _, r := range s.repl.replicas {
+		if r.state == replWaitBgsaveStart {
+			waiting = append(waiting, r)
+			allEOF = allEOF && r.capaEOF
+		}
+	}
+	if len(waiting) == 0 {
+		return
+	}
+	socket := s.replCfgYes("repl-diskless-sync") && allEOF
+	target := "disk"
+	if socket {
+		target = "replicas sockets"
+	}
+	s.log.Info().Msgf("Starting BGSAVE for SYNC with target: %s", target)
+	// The snapshot's instant: the stream from here on follows the RDB,
+	// and begins with a SELECT (Redis replicationSetupSlaveForFullResync).
+	for _, r := range waiting {
+		r.psyncInitial = s.repl.offset
+		r.state = replWaitBgsaveEnd
+		r.pendingHdr(s)
+	}
+	s.repl.selDB = -1
+	if socket {
+		s.startDisklessXfer(waiting)
+		return
+	}
+	if err := s.bgsave(); err != nil {
+		s.log.Warn().Msg("BGSAVE for replication failed")
+		for _, r := range waiting {
+			s.dropReplica(r, "BGSAVE for replication failed")
+		}
+		return
+	}
+	j := s.rdbJob()
+	s.repl.diskJob = j
+	done := j.done
+	j.done = func(o jobOutcome) {
+		done(o)
+		if s.repl.diskJob == j {
+			s.repl.diskJob = nil
+		}
+		s.replDiskSnapshotDone(o.ok())
+	}
+}
+
+// replDiskSnapshotDone is updateSlavesWaitingBgsave for a disk target:
+// dump.rdb (just installed) goes to every replica waiting for it.
+func (s *Server) replDiskSnapshotDone(ok bool) {
+	for _, r := range append([]*replica(nil), s.repl.replicas...) {
+		if r.state != replWaitBgsaveEnd || r.started {
+			continue
+		}
+		if !ok {
+			s.log.Warn().Msg("SYNC failed. BGSAVE child returned an error")
+			s.dropReplica(r, "SYNC failed. BGSAVE child returned an error")
+			continue
+		}
+		f, err := os.Open(s.dumpPath())
+		var st os.FileInfo
+		if err == nil {
+			st, err = f.Stat()
+		}
+		if err != nil {
+			s.log.Warn().Msgf("SYNC failed. Can't open/stat DB after BGSAVE: %s", errnoText(err))
+			if f != nil {
+				f.Close()
+			}
+			s.dropReplica(r, "can't open the RDB")
+			continue
+		}
+		r.state = replSendBulk
+		r.started = true
+		r.start <- replStart{hdr: r.hdrLine, file: f, size: st.Size()}
+		r.hdrLine = nil
+	}
+	s.replStartPending()
+}
+
+// disklessXfer is one RDB streamed to replicas' sockets.
+type disklessXfer struct {
+	sn       *snapshot
+	mark     string
+	replicas []*replica
+	ready    sync.WaitGroup // each writer sent its +FULLRESYNC
+	done     chan struct{}
+	mu       sync.Mutex
+	failed   map[*replica]bool // replicas whose socket failed (under mu)
+}
+
+func (x *disklessXfer) fail(r *replica) {
+	x.mu.Lock()
+	x.failed[r] = true
+	x.mu.Unlock()
+}
+
+func (x *disklessXfer) isFailed(r *replica) bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.failed[r]
+}
+
+// startDisklessXfer is rdbSaveToSlavesSockets, without a child: our
+// snapshot's feeder writes the RDB to the sockets.
+func (s *Server) startDisklessXfer(rs []*replica) {
+	sn := s.startSnapshot(false)
+	x := &disklessXfer{sn: sn, mark: randomHex40(), replicas: rs, done: make(chan struct{}), failed: map[*replica]bool{}}
+	s.repl.diskless = x
+	x.ready.Add(len(rs))
+	for _, r := range rs {
+		r.started = true
+		r.start <- replStart{hdr: r.hdrLine, xfer: x}
+		r.hdrLine = nil
+	}
+	go s.runWalker(sn)
+	go s.feedDiskless(x)
+}
+
+// feedDiskless streams the snapshot to the replicas, then lets each
+// writer go on with the stream.
+func (s *Server) feedDiskless(x *disklessXfer) {
+	x.ready.Wait()
+	w := &teeWriter{s: s, x: x}
+	w.Write([]byte("$EOF:" + x.mark + "\r\n"))
+	err := x.sn.out.feed(w)
+	if err == nil {
+		x.sn.out.mu.Lock()
+		err = x.sn.out.err
+		x.sn.out.mu.Unlock()
+	}
+	if err == nil {
+		w.Write([]byte(x.mark))
+	}
+	if err != nil {
+		x.sn.out.fail(err)
+	}
+	s.mu.Lock()
+	if err == nil {
+		err = x.sn.err // the walk's own (an encoding limit)
+	}
+	if s.repl.diskless == x {
+		s.repl.diskless = nil
+	}
+	if err != nil {
+		s.log.Warn().Msgf("Diskless rdb transfer failed: %v", err)
+	}
+	for _, r := range x.replicas {
+		if err != nil || x.isFailed(r) {
+			s.dropReplica(r, "diskless transfer failed")
+			continue
+		}
+		s.log.Info().Msgf("Streamed RDB transfer with replica %s succeeded (socket). Waiting for REPLCONF ACK from slave to enable streaming", r.name())
+		r.putOnlineOnAck = true
+	}
+	close(x.done)
+	s.replStartPending()
+	s.mu.Unlock()
+}
+
+// teeWriter writes the RDB to every replica of a transfer whose socket
+// still works; it fails only when none does.
+type teeWriter struct {
+	s *Server
+	x *disklessXfer
+}
+
+func (w *teeWriter) Write(p []byte) (int, error) {
+	alive := 0
+	for _, r := range w.x.replicas {
+		if w.x.isFailed(r) {
+			continue
+		}
+		if _, err := r.c.conn.Write(p); err != nil {
+			w.x.fail(r)
+			r.c.conn.Close()
+			continue
+		}
+		alive++
+	}
+	w.s.stats.netOutput.Add(int64(len(p) * alive))
+	if alive == 0 {
+		return 0, io.ErrClosedPipe
+	}
+	return len(p), nil
+}
+
+// replicaWriter owns writes to a replica's socket: what start hands it,
+// then the stream (pushBuf). When the connection ends it detaches the
+// replica.
+func (s *Server) replicaWriter(r *replica) {
+	c := r.c
+	defer close(r.writerDone)
+	defer s.replicaGone(r)
+	var st replStart
+	closed := s.replClosed(c)
+wait:
+	for {
+		select {
+		case st = <-r.start:
+			break wait
+		case <-r.nudge:
+			c.conn.Write([]byte("\n"))
+		case <-closed:
+			// Whatever start was handed must still be released.
+			select {
+			case st = <-r.start:
+				if st.xfer != nil {
+					st.xfer.fail(r)
+					st.xfer.ready.Done()
+				}
+				closeFile(st.file)
+			default:
+			}
+			return
+		}
+	}
+	if len(st.hdr) > 0 {
+		if _, err := c.conn.Write(st.hdr); err != nil {
+			if st.xfer != nil {
+				st.xfer.fail(r)
+				st.xfer.ready.Done()
+			}
+			closeFile(st.file)
+			return
+		}
+	}
+	switch {
+	case st.file != nil:
+		err := s.sendRDBFile(c, st.file, st.size)
+		st.file.Close()
+		if err != nil {
+			return
+		}
+		s.mu.Lock()
+		s.replPutOnline(r)
+		s.log.Info().Msgf("Synchronization with replica %s succeeded", r.name())
+		s.mu.Unlock()
+	case st.xfer != nil:
+		st.xfer.ready.Done()
+		<-st.xfer.done
+		if st.xfer.isFailed(r) {
+			return
+		}
+		select {
+		case <-r.online:
+		case <-closed:
+			return
+		}
+	}
+	var buf []byte
+	for {
+		c.pushMu.Lock()
+		for len(c.pushBuf) == 0 && !c.closed {
+			c.pushCond.Wait()
+		}
+		if c.closed {
+			c.pushMu.Unlock()
+			return
+		}
+		buf, c.pushBuf = c.pushBuf, buf[:0]
+		r.softSince = time.Time{}
+		c.pushMu.Unlock()
+		if _, err := c.conn.Write(buf); err != nil {
+			return
+		}
+		s.stats.netOutput.Add(int64(len(buf)))
+		if cap(buf) > 1<<20 {
+			buf = nil
+		}
+	}
+}
+
+func closeFile(f *os.File) {
+	if f != nil {
+		f.Close()
+	}
+}
+
+// replClosed is closed once c's connection is done (its push side closed).
+func (s *Server) replClosed(c *client) <-chan struct{} {
+	ch := make(chan struct{})
+	go func() {
+		c.pushMu.Lock()
+		for !c.closed {
+			c.pushCond.Wait()
+		}
+		c.pushMu.Unlock()
+		close(ch)
+	}()
+	return ch
+}
+
+func (s *Server) sendRDBFile(c *client, f *os.File, size int64) error {
+	if _, err := c.conn.Write([]byte("$" + strconv.FormatInt(size, 10) + "\r\n")); err != nil {
+		return err
+	}
+	n, err := io.Copy(c.conn, f)
+	s.stats.netOutput.Add(n)
+	if err == nil && n != size {
+		err = fmt.Errorf("RDB changed while sent: %d of %d bytes", n, size)
+	}
+	return err
+}
+
+// replPutOnline is putSlaveOnline.
+func (s *Server) replPutOnline(r *replica) {
+	if r.state != replOnline {
+		close(r.online)
+	}
+	r.state = replOnline
+	r.putOnlineOnAck = false
+	r.ackTime = time.Now()
+	s.refreshGoodReplicas()
+}
+
+// dropReplica closes a replica's connection (its writer then detaches it).
+func (s *Server) dropReplica(r *replica, why string) {
+	c := r.c
+	c.pushMu.Lock()
+	if !c.closed {
+		c.closed = true
+		c.closeReason = why
+		c.pushCond.Broadcast()
+	}
+	c.pushMu.Unlock()
+	c.conn.Close()
+}
+
+// replicaGone removes a replica whose connection ended.
+func (s *Server) replicaGone(r *replica) {
+	r.c.conn.Close()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, o := range s.repl.replicas {
+		if o == r {
+			s.repl.replicas = append(s.repl.replicas[:i], s.repl.replicas[i+1:]...)
+			break
+		}
+	}
+	if r.state == replOnline {
+		s.log.Info().Msgf("Connection with replica %s lost.", r.name())
+	}
+	if len(s.repl.replicas) == 0 {
+		s.repl.noReplicasSince = time.Now()
+	}
+	s.refreshGoodReplicas()
+	// A diskless transfer with no replica left stops.
+	if x := s.repl.diskless; x != nil {
+		left := 0
+		for _, o := range x.replicas {
+			if o != r && !x.isFailed(o) && s.replicaOf(o.c) != nil {
+				left++
+			}
+		}
+		if left == 0 {
+			x.sn.out.fail(errSnapshotAborted)
+		}
+	}
+}
+
+// replStartPending is replicationStartPendingFork: replicas waiting for a
+// snapshot get one when no job runs and the diskless delay passed (or
+// enough replicas wait).
+func (s *Server) replStartPending() {
+	if s.childActive() || s.repl.diskless != nil || s.repl.diskJob != nil {
+		return
+	}
+	n := 0
+	var maxIdle time.Duration
+	for _, r := range s.repl.replicas {
+		if r.state == replWaitBgsaveStart {
+			n++
+			if d := time.Since(r.waitSince); d > maxIdle {
+				maxIdle = d
+			}
+		}
+	}
+	if n == 0 {
+		return
+	}
+	delay := time.Duration(s.replCfgInt("repl-diskless-sync-delay")) * time.Second
+	maxReplicas := s.replCfgInt("repl-diskless-sync-max-replicas")
+	if maxIdle >= delay || (maxReplicas > 0 && int64(n) >= maxReplicas) {
+		s.startBgsaveForReplication()
+	}
+}
+
+// refreshGoodReplicas is refreshGoodSlavesCount.
+func (s *Server) refreshGoodReplicas() {
+	lagMax := time.Duration(s.cfg.MinReplicasMaxLag) * time.Second
+	n := 0
+	for _, r := range s.repl.replicas {
+		if r.state == replOnline && time.Since(r.ackTime) <= lagMax {
+			n++
+		}
+	}
+	s.repl.goodReplicas = n
+}
+
+// replWriteRefusal is checkGoodReplicasStatus: NOREPLICAS when
+// min-replicas-to-write asks for more good replicas than there are.
+func (s *Server) replWriteRefusal() bool {
+	return s.repl.link == nil && s.cfg.MinReplicasToWrite > 0 && s.cfg.MinReplicasMaxLag > 0 &&
+		s.repl.goodReplicas < s.cfg.MinReplicasToWrite
+}
+
+// --------------------------------------------------------------- cron
+
+// replStartCron starts replicationCron once.
+func (s *Server) replStartCron() {
+	if s.repl.cronStarted {
+		return
+	}
+	s.repl.cronStarted = true
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		t := time.NewTicker(100 * time.Millisecond)
+		defer t.Stop()
+		ticks := 0
+		for {
+			select {
+			case <-s.closing:
+				return
+			case <-t.C:
+			}
+			ticks++
+			s.mu.Lock()
+			s.replStartPending()
+			if ticks%10 == 0 {
+				s.replicationCron()
+			}
+			s.mu.Unlock()
+		}
+	}()
+}
+
+// replicationCron runs once a second.
+func (s *Server) replicationCron() {
+	s.repl.cronLoops++
+	if l := s.repl.link; l != nil {
+		l.cron(s)
+	}
+	period := s.replCfgInt("repl-ping-replica-period")
+	if period <= 0 {
+		period = 10
+	}
+	if len(s.repl.replicas) > 0 && s.repl.cronLoops%period == 0 && s.repl.link == nil {
+		s.replFeedCommand("PING")
+	}
+	// Replicas waiting for their snapshot get a newline every second so
+	// that their read timeout does not fire (not during a socket
+	// transfer, whose bytes are the RDB's).
+	for _, r := range s.repl.replicas {
+		if !r.started && (r.state == replWaitBgsaveStart || r.state == replWaitBgsaveEnd) {
+			select {
+			case r.nudge <- struct{}{}:
+			default:
+			}
+		}
+	}
+	timeout := time.Duration(s.replCfgInt("repl-timeout")) * time.Second
+	for _, r := range append([]*replica(nil), s.repl.replicas...) {
+		if r.state == replOnline && timeout > 0 && time.Since(r.ackTime) > timeout {
+			s.log.Warn().Msgf("Disconnecting timedout replica (streaming sync): %s", r.name())
+			s.dropReplica(r, "timeout")
+		}
+	}
+	if len(s.repl.replicas) == 0 && s.repl.backlog != nil && s.repl.link == nil && !s.repl.noReplicasSince.IsZero() {
+		ttl := s.replCfgInt("repl-backlog-ttl")
+		if ttl > 0 && time.Since(s.repl.noReplicasSince) > time.Duration(ttl)*time.Second {
+			// A new ID: a replica of the old history cannot continue.
+			s.repl.replid = randomHex40()
+			s.repl.replid2 = zeroReplID
+			s.repl.secondOffset = -1
+			s.repl.backlog = nil
+			s.log.Info().Msgf("Replication backlog freed after %d seconds without connected replicas.", ttl)
+		}
+	}
+	if b := s.repl.backlog; b != nil {
+		if size := int(s.replCfgInt("repl-backlog-size")); size > 0 {
+			b.resize(size)
+		}
+	}
+	s.refreshGoodReplicas()
+}
+
+// ------------------------------------------------------------------ WAIT
+
+// replCountAcks is replicationCountAcksByOffset.
+func (s *Server) replCountAcks(off int64) int {
+	n := 0
+	for _, r := range s.repl.replicas {
+		if r.state == replOnline && r.ackOff >= off {
+			n++
+		}
+	}
+	return n
+}
+
+// replServeWaiters answers WAITs that have their acks (Redis
+// processClientsWaitingReplicas), and keeps the others' timeout reply at
+// the current count.
+func (s *Server) replServeWaiters() {
+	keep := s.repl.waiters[:0]
+	for _, w := range s.repl.waiters {
+		c := w.c
+		if c.block != w.bs {
+			continue // timed out or gone
+		}
+		n := s.replCountAcks(w.off)
+		if int64(n) >= w.num {
+			c.integer(int64(n))
+			s.unblockReplied(c, false, 0)
+			continue
+		}
+		w.bs.timeoutReply = ":" + strconv.Itoa(n) + "\r\n"
+		keep = append(keep, w)
+	}
+	s.repl.waiters = keep
+}
+
+// replRequestAcks sends REPLCONF GETACK to the replicas once the current
+// executor turn ends (Redis does it in beforeSleep).
+func (s *Server) replRequestAcks() {
+	if s.repl.getack {
+		return
+	}
+	s.repl.getack = true
+	go func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.repl.getack {
+			s.repl.getack = false
+			if len(s.repl.replicas) > 0 {
+				s.replFeedCommand("REPLCONF", "GETACK", "*")
+			}
+		}
+	}()
+}
+
+// ------------------------------------------------------------------ INFO
+
+// infoReplication writes INFO's replication section (Redis 7.0 genRedisInfoString).
+func (s *Server) infoReplication(f func(k string, v any)) {
+	s.replInit()
+	if l := s.repl.link; l != nil {
+		f("role", "slave")
+		l.info(s, f)
+	} else {
+		f("role", "master")
+	}
+	f("connected_slaves", len(s.repl.replicas))
+	if s.repl.link == nil && s.cfg.MinReplicasToWrite > 0 && s.cfg.MinReplicasMaxLag > 0 {
+		f("min_slaves_good_slaves", s.repl.goodReplicas)
+	}
+	for i, r := range s.repl.replicas {
+		ip := r.announcedIP
+		if ip == "" {
+			ip, _, _ = net.SplitHostPort(r.c.addr)
+		}
+		lag := int64(time.Since(r.ackTime).Seconds())
+		f("slave"+strconv.Itoa(i), fmt.Sprintf("ip=%s,port=%d,state=%s,offset=%d,lag=%d", ip, r.listeningPort, replStateNames[r.state], r.ackOff, lag))
+	}
+	f("master_failover_state", "no-failover")
+	f("master_replid", s.repl.replid)
+	f("master_replid2", s.repl.replid2)
+	f("master_repl_offset", s.repl.offset)
+	f("second_repl_offset", s.repl.secondOffset)
+	b := s.repl.backlog
+	if b == nil {
+		f("repl_backlog_active", 0)
+		f("repl_backlog_size", s.replCfgInt("repl-backlog-size"))
+		f("repl_backlog_first_byte_offset", 0)
+		f("repl_backlog_histlen", 0)
+		return
+	}
+	f("repl_backlog_active", 1)
+	f("repl_backlog_size", len(b.buf))
+	f("repl_backlog_first_byte_offset", b.offset)
+	f("repl_backlog_histlen", b.histlen)
+}
+
+// hasType is CLIENT LIST/KILL TYPE's test (Redis getClientType).
+func (c *client) hasType(typ string) bool {
+	switch {
+	case c.flags&flagMaster != 0:
+		return typ == "master"
+	case c.flags&flagReplica != 0:
+		return typ == "replica" || typ == "slave"
+	case c.flags&flagPubSub != 0:
+		return typ == "pubsub"
+	}
+	return typ == "normal"
+}
+
+// roleReply is ROLE.
+func (s *Server) roleReply(c *client) {
+	s.replInit()
+	if l := s.repl.link; l != nil {
+		l.role(s, c)
+		return
+	}
+	c.arrayLen(3)
+	c.bulkString("master")
+	c.integer(s.repl.offset)
+	var online []*replica
+	for _, r := range s.repl.replicas {
+		if r.state == replOnline {
+			online = append(online, r)
+		}
+	}
+	c.arrayLen(len(online))
+	for _, r := range online {
+		ip := r.announcedIP
+		if ip == "" {
+			ip, _, _ = net.SplitHostPort(r.c.addr)
+		}
+		c.arrayLen(3)
+		c.bulkString(ip)
+		c.bulkString(strconv.Itoa(r.listeningPort))
+		c.bulkString(strconv.FormatInt(r.ackOff, 10))
+	}
+}
