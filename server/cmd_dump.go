@@ -125,7 +125,7 @@ func restoreCommand(c *client, argv [][]byte) {
 	if ttl > 0 {
 		s.setExpire(c.db, key, ttl)
 	}
-	_ = idle
+	s.setLRUOrLFU(c.db, key, lfu, idle)
 	s.dirty++
 	s.signalModifiedKey(c.db, key)
 	s.notify(notifyGeneric, "restore", key, c.db.id)

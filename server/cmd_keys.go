@@ -3,7 +3,6 @@ package server
 import (
 	"math"
 	"strconv"
-	"strings"
 
 	"github.com/aofserver/aofserver/rstring"
 )
@@ -120,7 +119,7 @@ func touchCommand(c *client, argv [][]byte) {
 			continue
 		}
 		if p := c.db.keys.GetPtr(bstr(key)); p != nil {
-			p.setLRU(s.lruClock)
+			s.touchAccess(p)
 			n++
 		} else {
 			s.keymiss(c, key)
@@ -459,8 +458,10 @@ func (s *Server) swapDBs(a, b int) {
 	// scanDatabaseForDeletedStreams and scanDatabaseForReadyKeys).
 	s.signalBlockedKeys(da, true)
 	s.signalBlockedKeys(db, true)
+	s.memSettle() // records name a DB by its dicts
 	da.keys, db.keys = db.keys, da.keys
 	da.expires, db.expires = db.expires, da.expires
+	da.memBytes, db.memBytes = db.memBytes, da.memBytes
 	da.expireCursor, db.expireCursor = 0, 0
 	s.signalBlockedKeys(da, false)
 	s.signalBlockedKeys(db, false)
@@ -518,9 +519,11 @@ func (s *Server) emptyDB(db *DB) int {
 	}
 	s.touchAllWatched(db, nil)
 	s.signalBlockedKeys(db, true) // XREADGROUP waiters: their streams are gone
+	s.memSettle()
 	db.keys = newDict[entry](0)
 	db.expires = newDict[int64](0)
 	db.expireCursor = 0
+	db.memBytes = 0
 	return n
 }
 
@@ -705,8 +708,12 @@ func objectEncodingCommand(c *client, argv [][]byte) {
 
 func objectRefcountCommand(c *client, argv [][]byte) {
 	if e, ok := c.srv.objectLookup(c, argv[2]); ok {
-		// Shared integers 0..9999 report INT_MAX in Redis.
-		if e.typ() == typString && stringEncoding(e) == "int" {
+		// Shared integers 0..9999 report INT_MAX in Redis, which does not
+		// share them when maxmemory evicts by LRU/LFU (each key needs its
+		// own clock).
+		s := c.srv
+		shared := s.cfg.MaxMemory == 0 || s.evictPolicy()&(evFlagLRU|evFlagLFU) == 0
+		if shared && e.typ() == typString && stringEncoding(e) == "int" {
 			if v, _ := parseInt(e.str()); v >= 0 && v < 10000 {
 				c.integer(2147483647)
 				return
@@ -716,40 +723,30 @@ func objectRefcountCommand(c *client, argv [][]byte) {
 	}
 }
 
-func isLFU(policy string) bool { return strings.Contains(policy, "lfu") }
-
 func objectIdletimeCommand(c *client, argv [][]byte) {
 	s := c.srv
 	e, ok := s.objectLookup(c, argv[2])
 	if !ok {
 		return
 	}
-	if isLFU(s.cfg.MaxMemoryPolicy) {
+	if s.evictPolicy()&evFlagLFU != 0 {
 		c.err("ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.")
 		return
 	}
-	now := s.lruClock
-	lru := e.lru()
-	var idle uint32
-	if now >= lru {
-		idle = now - lru
-	} else {
-		idle = now + (lruMask - lru)
-	}
-	c.integer(int64(idle))
+	c.integer(int64(s.estimateIdleTime(e) / 1000))
 }
 
 func objectFreqCommand(c *client, argv [][]byte) {
 	s := c.srv
-	_, ok := s.objectLookup(c, argv[2])
+	e, ok := s.objectLookup(c, argv[2])
 	if !ok {
 		return
 	}
-	if !isLFU(s.cfg.MaxMemoryPolicy) {
+	if s.evictPolicy()&evFlagLFU == 0 {
 		c.err("ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.")
 		return
 	}
-	c.integer(0)
+	c.integer(int64(s.lfuDecrAndReturn(e)))
 }
 
 func objectHelpCommand(c *client, argv [][]byte) {

@@ -14,6 +14,9 @@ type DB struct {
 	watched map[string][]*client
 	// expireCursor is where active expiry resumes scanning expires.
 	expireCursor uint64
+	// memBytes is the bytes of its keys and values as used memory counts
+	// them (evict.go).
+	memBytes int64
 }
 
 func newDB(id int) *DB {

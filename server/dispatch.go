@@ -61,9 +61,10 @@ func (s *Server) processCommand(c *client, argv [][]byte) {
 	if c.flags&flagMulti != 0 && !oomExemptInMulti(cmd) {
 		denyOOM = true
 	}
-	if s.cfg.MaxMemory > 0 && denyOOM && !s.loading {
-		s.refreshUsedMemory()
-		if s.usedMemory() > s.cfg.MaxMemory && s.cfg.MaxMemoryPolicy == "noeviction" {
+	if s.cfg.MaxMemory > 0 || s.ev.memLimit != 0 {
+		oom := s.performEvictions() == evictFail
+		s.ev.preCommandOOM = oom
+		if oom && denyOOM {
 			c.reject(cmd, "OOM command not allowed when used memory > 'maxmemory'.")
 			return
 		}
@@ -189,6 +190,9 @@ func (s *Server) call(c *client, cmd *command, argv [][]byte) {
 	c.logArgv = nil
 	start := monoNow()
 	cmd.proc(c, argv)
+	if len(s.ev.touched) > 0 {
+		s.memSettle() // values lookupWrite handed out
+	}
 	dur := time.Duration(monoNow() - start)
 	s.execDepth--
 	if s.tracking.table != nil {

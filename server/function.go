@@ -77,12 +77,9 @@ func fcallGeneric(c *client, argv [][]byte, ro bool) {
 			c.err(msg)
 			return
 		}
-		if f.flags&scriptFlagAllowOOM == 0 && s.cfg.MaxMemory > 0 && !s.loading && c.flags&flagFake == 0 {
-			s.refreshUsedMemory()
-			if s.usedMemory() > s.cfg.MaxMemory && s.cfg.MaxMemoryPolicy == "noeviction" {
-				c.err("OOM command not allowed when used memory > 'maxmemory'.")
-				return
-			}
+		if f.flags&scriptFlagAllowOOM == 0 && s.cfg.MaxMemory > 0 && !s.loading && c.flags&flagFake == 0 && s.ev.preCommandOOM {
+			c.err("OOM command not allowed when used memory > 'maxmemory'.")
+			return
 		}
 	}
 	keys := argv[3 : 3+numkeys]

@@ -113,19 +113,22 @@ func (s *Server) genInfo(want map[string]bool) string {
 		sep("Memory")
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
-		used := int64(ms.HeapAlloc)
+		// used_memory is the estimate maxmemory is compared with
+		// (evict.go); the allocator_* fields are the Go heap's own.
+		used, dataset := s.usedMemoryEstimate(), s.datasetBytes()
+		peak := s.usedMemoryPeak(used)
 		rss := rssBytes()
 		f("used_memory", used)
 		f("used_memory_human", bytesHuman(used))
 		f("used_memory_rss", rss)
 		f("used_memory_rss_human", bytesHuman(rss))
-		f("used_memory_peak", int64(ms.HeapSys))
-		f("used_memory_peak_human", bytesHuman(int64(ms.HeapSys)))
-		f("used_memory_peak_perc", "100.00%")
-		f("used_memory_overhead", int64(ms.HeapAlloc)/4)
-		f("used_memory_startup", 0)
-		f("used_memory_dataset", used)
-		f("used_memory_dataset_perc", "100.00%")
+		f("used_memory_peak", peak)
+		f("used_memory_peak_human", bytesHuman(peak))
+		f("used_memory_peak_perc", fmt.Sprintf("%.2f%%", float64(used)*100/float64(peak)))
+		f("used_memory_overhead", used-dataset)
+		f("used_memory_startup", memStartup)
+		f("used_memory_dataset", dataset)
+		f("used_memory_dataset_perc", fmt.Sprintf("%.2f%%", float64(dataset)*100/float64(max(used-memStartup, 1))))
 		f("allocator_allocated", int64(ms.HeapAlloc))
 		f("allocator_active", int64(ms.HeapInuse))
 		f("allocator_resident", int64(ms.HeapSys))
@@ -206,8 +209,9 @@ func (s *Server) genInfo(want map[string]bool) string {
 		f("expire_cycle_cpu_milliseconds", st.expireCycleCPU)
 		f("evicted_keys", st.evictedKeys)
 		f("evicted_clients", 0)
-		f("total_eviction_exceeded_time", 0)
-		f("current_eviction_exceeded_time", 0)
+		evTotal, evCur := s.evictExceededTimes()
+		f("total_eviction_exceeded_time", evTotal)
+		f("current_eviction_exceeded_time", evCur)
 		f("keyspace_hits", st.keyspaceHits)
 		f("keyspace_misses", st.keyspaceMisses)
 		f("pubsub_channels", len(s.pubsub.channels))
@@ -376,17 +380,10 @@ func totalSystemMemory() int64 {
 	return int64(si.Totalram) * int64(si.Unit)
 }
 
-// usedMemory is what maxmemory is compared with.
-// It is refreshed by the cron (ReadMemStats stops the world, so it is not
-// called per command).
-func (s *Server) usedMemory() int64 { return s.usedMemCache }
+// usedMemory is what maxmemory is compared with: the estimate of
+// evict.go, current after every command.
+func (s *Server) usedMemory() int64 { return s.usedMemoryEstimate() }
 
-// refreshUsedMemory updates the cache at most every 50 ms.
-func (s *Server) refreshUsedMemory() {
-	if now := time.Now(); now.Sub(s.usedMemAt) >= 50*time.Millisecond {
-		var ms runtime.MemStats
-		runtime.ReadMemStats(&ms)
-		s.usedMemCache = int64(ms.HeapAlloc)
-		s.usedMemAt = now
-	}
-}
+// refreshUsedMemory is kept for callers that read usedMemory outside a
+// command: the estimate needs no refreshing.
+func (s *Server) refreshUsedMemory() {}

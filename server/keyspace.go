@@ -60,7 +60,7 @@ func (s *Server) lookupRead(c *client, key []byte) (entry, bool) {
 	}
 	s.stats.keyspaceHits++
 	if !s.noTouch(c) {
-		p.setLRU(s.lruClock)
+		s.touchAccess(p)
 	}
 	return *p, true
 }
@@ -80,7 +80,8 @@ func (s *Server) lookupWriteDB(db *DB, key []byte) *entry {
 	if s.snap != nil && !s.snap.visited(*p) {
 		s.snap.capture(db, bstr(key), p)
 	}
-	p.setLRU(s.lruClock)
+	s.touchAccess(p)
+	s.memTouch(db, key, p)
 	return p
 }
 
@@ -108,7 +109,6 @@ func (s *Server) beforeModify(db *DB, key string) {
 // existing expire (SET KEEPTTL), otherwise it is removed.
 func (s *Server) setKey(db *DB, key []byte, v entry, keepTTL bool) {
 	k := bstr(key)
-	v.setLRU(s.lruClock)
 	v.setSnapMark(s.snapParity)
 	if p := db.keys.GetPtr(k); p != nil {
 		if s.snap != nil && !s.snap.visited(*p) {
@@ -117,8 +117,12 @@ func (s *Server) setKey(db *DB, key []byte, v entry, keepTTL bool) {
 		if s.blocking.n > 0 && p.typ() == typStream {
 			s.signalKeyAsReady(db, key) // a replaced stream, as a deleted one
 		}
+		s.inheritAccess(&v, p)
+		s.memReplace(db, key, *p, &v)
 		*p = v
 	} else {
+		s.initAccess(&v)
+		s.memAdd(db, key, &v)
 		db.keys.Set(string(key), v)
 		s.signalCreated(db, key, v)
 		s.notify(notifyNew, "new", key, db.id)
@@ -130,8 +134,9 @@ func (s *Server) setKey(db *DB, key []byte, v entry, keepTTL bool) {
 
 // addKey stores v under a key known to be absent.
 func (s *Server) addKey(db *DB, key []byte, v entry) {
-	v.setLRU(s.lruClock)
+	s.initAccess(&v)
 	v.setSnapMark(s.snapParity)
+	s.memAdd(db, key, &v)
 	db.keys.Set(string(key), v)
 	s.signalCreated(db, key, v)
 	s.notify(notifyNew, "new", key, db.id)
@@ -155,6 +160,7 @@ func (s *Server) removeKey(db *DB, key string) bool {
 	if !ok {
 		return false
 	}
+	s.memRemove(db, key, old)
 	if s.blocking.n > 0 && old.typ() == typStream {
 		// XREADGROUP waiters are answered that the stream is gone
 		// (Redis's signalDeletedKeyAsReady).

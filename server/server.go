@@ -92,6 +92,7 @@ type Server struct {
 	dbg              debugKnobs // DEBUG's switches (cmd_debug.go)
 	shutdownPrepared bool
 	usedMemCache     int64
+	ev               evictState // evict.go
 	usedMemAt        time.Time
 	pausedUntil      time.Time
 	pauseWrites      bool

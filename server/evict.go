@@ -1,0 +1,794 @@
+package server
+
+import (
+	"math"
+	"math/bits"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"testing"
+	"time"
+)
+
+// Eviction: Redis 7.0's evict.c (performEvictions, the 16-entry eviction
+// pool, LFU counters) on top of a memory figure of our own.
+//
+// What "used memory" is. Redis compares zmalloc's exact count of allocated
+// bytes with maxmemory before every command. The Go heap has no such
+// count: HeapAlloc includes garbage until the next GC (so it swings
+// between the live heap and twice that, and deleting a key lowers it only
+// after a GC), and reading it (ReadMemStats) stops the world. Eviction
+// needs a figure that drops as soon as a key is deleted, or it would evict
+// everything. So used_memory is an estimate kept up to date on every
+// write, in O(1) per command:
+//
+//	used = memStartup                        fixed: runtime, Lua, tables
+//	     + Σ dbs: keys × memKeyNode          dict node + bucket per key
+//	            + volatile keys × memExpNode  expires node, key copy
+//	            + db.memBytes                 key and value bytes
+//
+// db.memBytes is maintained at the keyspace's choke points (addKey, setKey,
+// removeKey, emptyDB, swapDBs) and, for values modified in place, by
+// lookupWrite recording the key and settling the difference after the
+// command (memSettle). A string costs its bytes; a collection's cost is
+// measured (objMemUsage, O(n), as creating or freeing it is) when it is
+// created and whenever its length has doubled or halved since it was last
+// measured; in between it is scaled by its length, so a collection's
+// figure is amortized O(1) per element and misses only same-length
+// changes (a bigger value under an existing hash field). The cost charged
+// for a collection is stored in its entry (the length bits strings use), so
+// removing a key subtracts exactly what was added and the sum cannot
+// drift. After an RDB load (which bypasses the hooks) the sum is recounted.
+//
+// Client buffers, the AOF buffer and the snapshot's copies are not counted
+// (Redis does not count the AOF buffer or a fork child either).
+//
+// The Go heap really holds this dataset plus garbage: with GOGC=100 the
+// process would grow to about twice maxmemory before a GC. So when
+// maxmemory is set (and GOMEMLIMIT is not) the runtime's soft memory limit
+// is set a margin above it (memLimitFor), and the GC works harder instead.
+// A test binary hosts many servers, so it is left alone there.
+
+const (
+	memStartup = 900 * 1024 // Redis 7.0.15's used_memory at start-up is ~870K
+	memKeyNode = 48         // dictNode[entry] (40) + its bucket share
+	memExpNode = 56         // dictNode[int64] (32) + bucket + the key copy
+)
+
+// Policies, as Redis's MAXMEMORY_* values: flags, then an index.
+const (
+	evFlagLRU     = 1 << 0
+	evFlagLFU     = 1 << 1
+	evFlagAllkeys = 1 << 2
+
+	evVolatileLRU    = 0<<8 | evFlagLRU
+	evVolatileLFU    = 1<<8 | evFlagLFU
+	evVolatileTTL    = 2 << 8
+	evVolatileRandom = 3 << 8
+	evAllkeysLRU     = 4<<8 | evFlagLRU | evFlagAllkeys
+	evAllkeysLFU     = 5<<8 | evFlagLFU | evFlagAllkeys
+	evAllkeysRandom  = 6<<8 | evFlagAllkeys
+	evNoEviction     = 7 << 8
+)
+
+func parsePolicy(name string) int {
+	switch name {
+	case "volatile-lru":
+		return evVolatileLRU
+	case "volatile-lfu":
+		return evVolatileLFU
+	case "volatile-ttl":
+		return evVolatileTTL
+	case "volatile-random":
+		return evVolatileRandom
+	case "allkeys-lru":
+		return evAllkeysLRU
+	case "allkeys-lfu":
+		return evAllkeysLFU
+	case "allkeys-random":
+		return evAllkeysRandom
+	}
+	return evNoEviction
+}
+
+// performEvictions results.
+const (
+	evictOK      = iota // under the limit, or evicting is not possible now
+	evictRunning        // over, still evicting (in the background)
+	evictFail           // over, nothing left to evict
+)
+
+const (
+	evpoolSize  = 16 // EVPOOL_SIZE
+	lfuInitVal  = 5  // LFU_INIT_VAL
+	lruClockRes = 1000
+)
+
+type evictPoolEntry struct {
+	idle uint64 // higher is a better candidate
+	key  []byte // reused buffer; nil when the slot is empty
+	buf  []byte
+	dbid int
+}
+
+type evictState struct {
+	policyName string // cfg string the cached policy was parsed from
+	policy     int
+
+	pool    [evpoolSize]evictPoolEntry
+	samples []*dictNode[entry]
+	expSamp []*dictNode[int64]
+	nextDB  int
+
+	// procRunning: an eviction goroutine continues a cycle that ran out of
+	// time (Redis's evictionTimeProc).
+	procRunning bool
+	// exceededAt is when used memory last went over the limit (0: under);
+	// exceededTotal sums the closed periods (total_eviction_exceeded_time).
+	exceededAt    int64
+	exceededTotal time.Duration
+	// preCommandOOM: the last command found memory full with nothing to
+	// evict (scripts check it, as server.pre_command_oom_state).
+	preCommandOOM bool
+
+	// touched lists keys lookupWrite handed out for in-place changes; their
+	// bytes live in touchedKeys so that a record outlives argv.
+	touched     []memTouch
+	touchedKeys []byte
+
+	peak       int64     // used_memory_peak
+	loadSeen   time.Time // persist.loadStart last recounted after
+	memLimit   int64     // maxmemory the runtime limit was set for
+	limitOwned bool      // we set debug.SetMemoryLimit
+}
+
+type memTouch struct {
+	db          *DB
+	off, n      int
+	pre         int64 // cost charged before the change
+	preLen      int   // collection length before the change
+	settledOrGo bool  // already settled (the key was removed or replaced)
+}
+
+// ---------------------------------------------------------------------------
+// Cost of a key.
+
+func roundUp8(n int) int64 { return int64(n+7) &^ 7 }
+
+// Collections keep the cost charged for them in meta's low 32 bits (strings
+// keep their length there): [0,27) cost in 16-byte units, [27,32) the bit
+// length of the element count when last measured.
+const (
+	collCostBits  = 27
+	collCostMask  = 1<<collCostBits - 1
+	collLenShift  = collCostBits
+	collCostUnit  = 16
+	collExactUpTo = 32 // collections this small are always measured
+)
+
+// valueCost is what e is charged: its length for a string (raw or not, so
+// that PFCOUNT's switch to raw changes nothing), the stored figure for a
+// collection.
+func valueCost(e entry) int64 {
+	if e.typ() == typString {
+		return roundUp8(len(e.str()))
+	}
+	return int64(e.meta&collCostMask) * collCostUnit
+}
+
+// setCollCost stores cost (and the length it was measured at, if
+// measured) in a collection entry.
+func setCollCost(e *entry, cost int64, measuredLen int, measured bool) int64 {
+	u := (cost + collCostUnit - 1) / collCostUnit
+	if u > collCostMask {
+		u = collCostMask
+	}
+	lenBits := (e.meta >> collLenShift) & 31
+	if measured {
+		lenBits = uint64(bits.Len(uint(measuredLen)))
+		if lenBits > 31 {
+			lenBits = 31
+		}
+	}
+	e.meta = e.meta&^metaLenMask | uint64(u) | lenBits<<collLenShift
+	return u * collCostUnit
+}
+
+// chargeNew sets a new value's cost (measuring a collection) and returns it.
+func chargeNew(e *entry) int64 {
+	if e.typ() == typString {
+		return valueCost(*e)
+	}
+	n := objLength(*e)
+	return setCollCost(e, objMemUsage(*e), n, true)
+}
+
+// recharge re-costs a collection changed in place from preLen elements
+// charged pre bytes: measured when small or when its length moved by a
+// factor of two since the last measure, scaled by length otherwise.
+func recharge(e *entry, pre int64, preLen int) int64 {
+	if e.typ() == typString {
+		return valueCost(*e)
+	}
+	n := objLength(*e)
+	m := int((e.meta >> collLenShift) & 31)
+	if l := bits.Len(uint(n)); n <= collExactUpTo || l >= m+2 || l <= m-2 || preLen == 0 {
+		return setCollCost(e, objMemUsage(*e), n, true)
+	}
+	return setCollCost(e, pre+int64(n-preLen)*pre/int64(preLen), 0, false)
+}
+
+// memAdd charges a key being added with value *e.
+func (s *Server) memAdd(db *DB, key []byte, e *entry) {
+	db.memBytes += roundUp8(len(key)) + chargeNew(e)
+	s.memTouchNew(db, key, *e)
+}
+
+// memReplace charges value *v replacing old under an existing key.
+func (s *Server) memReplace(db *DB, key []byte, old entry, v *entry) {
+	if len(s.ev.touched) > 0 {
+		s.memSettleKey(db, bstr(key), &old)
+	}
+	db.memBytes += chargeNew(v) - valueCost(old)
+	s.memTouchNew(db, key, *v)
+}
+
+// memTouchNew records a value just stored that the command may still
+// change in place (PFADD and SETBIT fill what they created): raw strings
+// and collections.
+func (s *Server) memTouchNew(db *DB, key []byte, e entry) {
+	if e.typ() != typString || e.rawString() != nil {
+		s.memTouch(db, key, &e)
+	}
+}
+
+// memRemove uncharges a key removed with value old.
+func (s *Server) memRemove(db *DB, key string, old entry) {
+	if len(s.ev.touched) > 0 {
+		s.memSettleKey(db, key, &old)
+	}
+	db.memBytes -= roundUp8(len(key)) + valueCost(old)
+}
+
+// memTouch records that the value at p (key in db) may change in place.
+func (s *Server) memTouch(db *DB, key []byte, p *entry) {
+	ev := &s.ev
+	for i := range ev.touched {
+		t := &ev.touched[i]
+		if t.db == db && !t.settledOrGo && string(ev.touchedKeys[t.off:t.off+t.n]) == bstr(key) {
+			return
+		}
+	}
+	off := len(ev.touchedKeys)
+	ev.touchedKeys = append(ev.touchedKeys, key...)
+	t := memTouch{db: db, off: off, n: len(key), pre: valueCost(*p)}
+	if p.typ() != typString {
+		t.preLen = objLength(*p)
+	}
+	ev.touched = append(ev.touched, t)
+}
+
+// memSettleKey settles a pending in-place change of key before its value
+// cur is replaced or removed, updating cur to carry its new cost.
+func (s *Server) memSettleKey(db *DB, key string, cur *entry) {
+	ev := &s.ev
+	for i := range ev.touched {
+		t := &ev.touched[i]
+		if t.db != db || t.settledOrGo || string(ev.touchedKeys[t.off:t.off+t.n]) != key {
+			continue
+		}
+		t.settledOrGo = true
+		db.memBytes += recharge(cur, t.pre, t.preLen) - t.pre
+		return
+	}
+}
+
+// memSettle charges the in-place changes of the keys lookupWrite handed out
+// (after each command, and before memory is looked at).
+func (s *Server) memSettle() {
+	ev := &s.ev
+	for i := range ev.touched {
+		t := &ev.touched[i]
+		if t.settledOrGo {
+			continue
+		}
+		if p := t.db.keys.GetPtr(bstr(ev.touchedKeys[t.off : t.off+t.n])); p != nil {
+			db := t.db
+			db.memBytes += recharge(p, t.pre, t.preLen) - t.pre
+		}
+	}
+	ev.touched = ev.touched[:0]
+	ev.touchedKeys = ev.touchedKeys[:0]
+}
+
+// memRecount recharges every key (after an RDB load, which stores keys
+// without the hooks).
+func (s *Server) memRecount() {
+	s.memSettle()
+	for _, db := range s.dbs {
+		var n int64
+		db.keys.Range(func(k string, e *entry) bool {
+			n += roundUp8(len(k)) + chargeNew(e)
+			return true
+		})
+		db.memBytes = n
+	}
+	s.ev.loadSeen = s.persist.loadStart
+}
+
+// datasetMemory is the dataset part of used memory (used_memory_dataset).
+func (s *Server) datasetMemory() int64 {
+	if !s.loading && !s.persist.loadStart.Equal(s.ev.loadSeen) {
+		s.memRecount()
+	} else if len(s.ev.touched) > 0 {
+		s.memSettle()
+	}
+	var n int64
+	for _, db := range s.dbs {
+		n += db.memBytes + int64(db.keys.Len())*memKeyNode + int64(db.expires.Len())*memExpNode
+	}
+	return n
+}
+
+// usedMemoryEstimate is used_memory: what maxmemory is compared with.
+func (s *Server) usedMemoryEstimate() int64 { return memStartup + s.datasetMemory() }
+
+// datasetBytes is used_memory_dataset: the keys' and values' bytes
+// without the tables' nodes.
+func (s *Server) datasetBytes() int64 {
+	s.datasetMemory() // settles
+	var n int64
+	for _, db := range s.dbs {
+		n += db.memBytes
+	}
+	return n
+}
+
+// usedMemoryPeak is used_memory_peak, raised to used.
+func (s *Server) usedMemoryPeak(used int64) int64 {
+	s.ev.peak = max(s.ev.peak, used)
+	return s.ev.peak
+}
+
+// ---------------------------------------------------------------------------
+// LRU and LFU fields (the entry's 24-bit clock).
+
+func (s *Server) evictPolicy() int {
+	if s.cfg.MaxMemoryPolicy != s.ev.policyName {
+		s.ev.policyName = s.cfg.MaxMemoryPolicy
+		s.ev.policy = parsePolicy(s.ev.policyName)
+	}
+	return s.ev.policy
+}
+
+// lfuTimeInMinutes is LFUGetTimeInMinutes.
+func (s *Server) lfuTimeInMinutes() uint32 { return uint32(time.Now().Unix()/60) & 65535 }
+
+// lfuTimeElapsed is LFUTimeElapsed: minutes since ldt, wrapping once.
+func (s *Server) lfuTimeElapsed(ldt uint32) uint32 {
+	now := s.lfuTimeInMinutes()
+	if now >= ldt {
+		return now - ldt
+	}
+	return 65535 - ldt + now
+}
+
+// lfuLogIncr is LFULogIncr: the counter grows with probability
+// 1/((counter-LFU_INIT_VAL)*lfu-log-factor+1), saturating at 255.
+func (s *Server) lfuLogIncr(counter uint32) uint32 {
+	if counter == 255 {
+		return 255
+	}
+	r := rand.Float64()
+	baseval := float64(counter) - lfuInitVal
+	if baseval < 0 {
+		baseval = 0
+	}
+	if r < 1.0/(baseval*float64(s.cfg.LFULogFactor)+1) {
+		counter++
+	}
+	return counter
+}
+
+// lfuDecrAndReturn is LFUDecrAndReturn: the counter less one per
+// lfu-decay-time minutes since it was last decremented (not stored).
+func (s *Server) lfuDecrAndReturn(e entry) uint32 {
+	ldt := e.lru() >> 8
+	counter := e.lru() & 255
+	if d := s.cfg.LFUDecayTime; d > 0 {
+		periods := s.lfuTimeElapsed(ldt) / uint32(d)
+		if periods > counter {
+			return 0
+		}
+		counter -= periods
+	}
+	return counter
+}
+
+// touchAccess updates the clock of a value being accessed (Redis's
+// lookupKey: updateLFU under an LFU policy, else the LRU clock).
+func (s *Server) touchAccess(e *entry) {
+	if s.evictPolicy()&evFlagLFU != 0 {
+		c := s.lfuLogIncr(s.lfuDecrAndReturn(*e))
+		e.setLRU(s.lfuTimeInMinutes()<<8 | c)
+		return
+	}
+	e.setLRU(s.lruClock)
+}
+
+// initAccess sets the clock of a new value (createObject).
+func (s *Server) initAccess(e *entry) {
+	if s.evictPolicy()&evFlagLFU != 0 {
+		e.setLRU(s.lfuTimeInMinutes()<<8 | lfuInitVal)
+		return
+	}
+	e.setLRU(s.lruClock)
+}
+
+// inheritAccess sets the clock of a value replacing old: Redis's setKey
+// looks the old value up for writing (an access), and under LFU the new
+// value keeps its counter (dbSetValue).
+func (s *Server) inheritAccess(v, old *entry) {
+	if s.evictPolicy()&evFlagLFU != 0 {
+		v.setLRU(old.lru())
+		s.touchAccess(v)
+		return
+	}
+	v.setLRU(s.lruClock)
+}
+
+// estimateIdleTime is estimateObjectIdleTime, in ms.
+func (s *Server) estimateIdleTime(e entry) uint64 {
+	now, lru := s.lruClock, e.lru()
+	if now >= lru {
+		return uint64(now-lru) * lruClockRes
+	}
+	return uint64(now+(lruMask-lru)) * lruClockRes
+}
+
+// setLRUOrLFU is objectSetLRUOrLFU (RESTORE ... IDLETIME/FREQ): which of
+// the two applies depends on the policy.
+func (s *Server) setLRUOrLFU(db *DB, key []byte, lfuFreq, lruIdle int64) {
+	p := db.keys.GetPtr(bstr(key))
+	if p == nil {
+		return
+	}
+	pol := s.evictPolicy()
+	if lfuFreq >= 0 {
+		if pol&evFlagLFU != 0 {
+			p.setLRU(s.lfuTimeInMinutes()<<8 | uint32(min(lfuFreq, 255)))
+		}
+		return
+	}
+	if lruIdle >= 0 && pol&evFlagLFU == 0 {
+		abs := int64(s.lruClock) - lruIdle
+		if abs < 0 {
+			// A wrapped clock: half-way round keeps the idle time high.
+			abs = (int64(s.lruClock) + lruMask/2) % lruMask
+		}
+		p.setLRU(uint32(abs))
+	}
+}
+
+// ---------------------------------------------------------------------------
+// Eviction.
+
+// evictionPoolPopulate samples maxmemory-samples keys of one DB (of its
+// expires for volatile-*) into the pool, ordered by idle (best last).
+func (s *Server) evictionPoolPopulate(db *DB, pol int) {
+	ev := &s.ev
+	n := max(s.cfg.MaxMemorySamples, 1)
+	if pol&evFlagAllkeys != 0 {
+		if len(ev.samples) < n {
+			ev.samples = make([]*dictNode[entry], n)
+		}
+		nodes := ev.samples[:n]
+		for _, nd := range nodes[:db.keys.someKeys(nodes, rand.Uint64)] {
+			s.poolInsert(s.poolScore(pol, nd.val, 0), nd.key, db.id)
+		}
+		return
+	}
+	if len(ev.expSamp) < n {
+		ev.expSamp = make([]*dictNode[int64], n)
+	}
+	nodes := ev.expSamp[:n]
+	for _, nd := range nodes[:db.expires.someKeys(nodes, rand.Uint64)] {
+		var e entry
+		if pol != evVolatileTTL {
+			p := db.keys.GetPtr(nd.key)
+			if p == nil {
+				continue
+			}
+			e = *p
+		}
+		s.poolInsert(s.poolScore(pol, e, nd.val), nd.key, db.id)
+	}
+}
+
+// poolScore is the pool's "idle": higher evicts first (idle time, inverse
+// frequency, or how soon the TTL ends).
+func (s *Server) poolScore(pol int, e entry, ttl int64) uint64 {
+	switch {
+	case pol&evFlagLRU != 0:
+		return s.estimateIdleTime(e)
+	case pol&evFlagLFU != 0:
+		return 255 - uint64(s.lfuDecrAndReturn(e))
+	}
+	return math.MaxUint64 - uint64(ttl)
+}
+
+// poolInsert puts a candidate in place, keeping the pool sorted by idle
+// ascending; a full pool drops its worst entry, or the candidate if that
+// is worse still.
+func (s *Server) poolInsert(idle uint64, key string, dbid int) {
+	pool := &s.ev.pool
+	k := 0
+	for k < evpoolSize && pool[k].key != nil && pool[k].idle < idle {
+		k++
+	}
+	switch {
+	case k == 0 && pool[evpoolSize-1].key != nil:
+		return
+	case k < evpoolSize && pool[k].key == nil:
+		// an empty slot: nothing to shift
+	case pool[evpoolSize-1].key == nil:
+		// Room on the right: shift k.. right, reusing the last buffer.
+		buf := pool[evpoolSize-1].buf
+		copy(pool[k+1:], pool[k:evpoolSize-1])
+		pool[k].buf = buf
+	default:
+		// Full: drop the leftmost (worst) and insert at k-1.
+		k--
+		buf := pool[0].buf
+		copy(pool[:k], pool[1:k+1])
+		pool[k].buf = buf
+	}
+	pool[k].buf = append(pool[k].buf[:0], key...)
+	pool[k].key = pool[k].buf
+	pool[k].idle = idle
+	pool[k].dbid = dbid
+}
+
+// evictionTimeLimit is evictionTimeLimitUs: tenacity 0..10 is linear up
+// to 500 µs, then 15% more per step; 100 is no limit.
+func (s *Server) evictionTimeLimit() time.Duration {
+	t := s.cfg.MaxMemoryEvictionTenacity
+	switch {
+	case t <= 10:
+		return time.Duration(50*t) * time.Microsecond
+	case t < 100:
+		return time.Duration(500*math.Pow(1.15, float64(t-10))) * time.Microsecond
+	}
+	return time.Duration(math.MaxInt64)
+}
+
+// evictionAllowed is isSafeToPerformEvictions.
+func (s *Server) evictionAllowed() bool {
+	if s.loading || s.lendingRun() != nil {
+		return false
+	}
+	if !s.pausedUntil.IsZero() && time.Now().Before(s.pausedUntil) {
+		return false // paused clients: the dataset stays as it is
+	}
+	return true
+}
+
+// performEvictions is Redis's: before a command, evict until used memory
+// is back under maxmemory, for at most the tenacity's time; an eviction
+// goroutine continues what is left. Called with s.mu held.
+func (s *Server) performEvictions() int { return s.performEvictionsFrom(false) }
+
+func (s *Server) performEvictionsFrom(proc bool) int {
+	s.applyMemoryLimit()
+	if s.cfg.MaxMemory <= 0 || !s.evictionAllowed() {
+		return evictOK
+	}
+	ev := &s.ev
+	result := evictFail
+	used := s.usedMemoryEstimate()
+	ev.peak = max(ev.peak, used)
+	if used <= s.cfg.MaxMemory {
+		result = evictOK
+	} else if s.evictPolicy() != evNoEviction {
+		t0 := monoNow()
+		result = s.evictCycle(used - s.cfg.MaxMemory)
+		s.latency.maybeAdd("eviction-cycle", time.Duration(monoNow()-t0), s.cfg.LatencyMonitorThreshold)
+		if result == evictRunning && !proc {
+			s.startEvictionProc()
+		}
+		if result == evictOK && ev.procRunning && !proc {
+			result = evictRunning
+		}
+	}
+	// total/current_eviction_exceeded_time
+	if result != evictOK {
+		if ev.exceededAt == 0 {
+			ev.exceededAt = monoNow()
+		}
+	} else if ev.exceededAt != 0 {
+		ev.exceededTotal += time.Duration(monoNow() - ev.exceededAt)
+		ev.exceededAt = 0
+	}
+	return result
+}
+
+// evictCycle evicts until toFree bytes are freed (evictOK), nothing is
+// left (evictFail) or the time is up (evictRunning).
+func (s *Server) evictCycle(toFree int64) int {
+	ev := &s.ev
+	pol := s.evictPolicy()
+	limit := s.evictionTimeLimit()
+	start := monoNow()
+	var freed int64
+	keysFreed := 0
+	for freed < toFree {
+		var bestDB *DB
+		var bestKey []byte
+		if pol&(evFlagLRU|evFlagLFU) != 0 || pol == evVolatileTTL {
+			for bestKey == nil {
+				total := 0
+				// Sample every DB: no local choices.
+				for _, db := range s.dbs {
+					d := db.keys.Len()
+					if pol&evFlagAllkeys == 0 {
+						d = db.expires.Len()
+					}
+					if d > 0 {
+						s.evictionPoolPopulate(db, pol)
+						total += d
+					}
+				}
+				if total == 0 {
+					break
+				}
+				// Best (rightmost) first; ghosts are dropped.
+				for k := evpoolSize - 1; k >= 0; k-- {
+					pe := &ev.pool[k]
+					if pe.key == nil {
+						continue
+					}
+					db := s.dbs[pe.dbid]
+					var found bool
+					if pol&evFlagAllkeys != 0 {
+						_, found = db.keys.Get(bstr(pe.key))
+					} else {
+						_, found = db.expires.Get(bstr(pe.key))
+					}
+					key := pe.key // its buffer is reused only by the next populate
+					pe.key, pe.idle = nil, 0
+					if found {
+						bestDB, bestKey = db, key
+						break
+					}
+				}
+			}
+		} else if pol == evAllkeysRandom || pol == evVolatileRandom {
+			// One DB after the other, a random key of each.
+			for range s.dbs {
+				ev.nextDB = (ev.nextDB + 1) % len(s.dbs)
+				db := s.dbs[ev.nextDB]
+				var k string
+				var ok bool
+				if pol == evAllkeysRandom {
+					k, _, ok = db.keys.RandomKey(nil)
+				} else {
+					k, _, ok = db.expires.RandomKey(nil)
+				}
+				if ok {
+					bestDB, bestKey = db, []byte(k)
+					break
+				}
+			}
+		}
+		if bestKey == nil {
+			return evictFail
+		}
+		before := s.usedMemoryEstimate()
+		s.evictKey(bestDB, bestKey)
+		freed += before - s.usedMemoryEstimate()
+		keysFreed++
+		if keysFreed%16 == 0 && time.Duration(monoNow()-start) > limit {
+			return evictRunning
+		}
+	}
+	return evictOK
+}
+
+// evictKey deletes one key as an eviction: evicted_keys, the "evicted"
+// event, WATCH, and DEL (UNLINK under lazyfree-lazy-eviction) propagated
+// on its own.
+func (s *Server) evictKey(db *DB, key []byte) {
+	k := cloneBytes(key)
+	t0 := monoNow()
+	s.deleteKey(db, k)
+	s.latency.maybeAdd("eviction-del", time.Duration(monoNow()-t0), s.cfg.LatencyMonitorThreshold)
+	s.stats.evictedKeys++
+	s.signalModifiedKey(db, k)
+	s.notify(notifyEvicted, "evicted", k, db.id)
+	cmd := "DEL"
+	if s.cfg.LazyfreeLazyEviction {
+		cmd = "UNLINK"
+	}
+	s.propagate(db.id, [][]byte{[]byte(cmd), k})
+}
+
+// startEvictionProc continues an eviction cycle that ran out of time on a
+// goroutine of its own, a cycle at a time with commands let in between,
+// until memory is under the limit or nothing is left (Redis's
+// evictionTimeProc).
+func (s *Server) startEvictionProc() {
+	if s.ev.procRunning {
+		return
+	}
+	s.ev.procRunning = true
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		for {
+			// Commands waiting for the executor go first.
+			for i := 0; i < 20 && s.muWanted.Load() > 0; i++ {
+				time.Sleep(20 * time.Microsecond)
+			}
+			s.mu.Lock()
+			r := evictRunning // paused or loading: try again later
+			select {
+			case <-s.closing:
+				r = evictOK
+			default:
+				if s.evictionAllowed() {
+					r = s.performEvictionsFrom(true)
+				}
+			}
+			if r != evictRunning {
+				s.ev.procRunning = false
+			}
+			if s.aof != nil {
+				s.aof.KickPending() // the DELs of this cycle
+			}
+			s.mu.Unlock()
+			if r != evictRunning {
+				return
+			}
+			runtime.Gosched()
+		}
+	}()
+}
+
+// ---------------------------------------------------------------------------
+// The runtime's memory limit.
+
+// memLimitFor is the Go soft memory limit for a maxmemory: the heap may
+// exceed the dataset by an eighth (and 16 MB) before the GC is pressed.
+func memLimitFor(maxmemory int64) int64 {
+	return maxmemory + maxmemory/8 + 16<<20
+}
+
+// applyMemoryLimit follows maxmemory with the runtime's soft limit, unless
+// GOMEMLIMIT says otherwise or this is a test binary.
+func (s *Server) applyMemoryLimit() {
+	ev := &s.ev
+	if ev.memLimit == s.cfg.MaxMemory {
+		return
+	}
+	ev.memLimit = s.cfg.MaxMemory
+	if testing.Testing() || os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	if s.cfg.MaxMemory > 0 {
+		debug.SetMemoryLimit(memLimitFor(s.cfg.MaxMemory))
+		ev.limitOwned = true
+	} else if ev.limitOwned {
+		debug.SetMemoryLimit(math.MaxInt64)
+		ev.limitOwned = false
+	}
+}
+
+// evictExceededTimes is total/current_eviction_exceeded_time in ms.
+func (s *Server) evictExceededTimes() (total, current int64) {
+	cur := time.Duration(0)
+	if s.ev.exceededAt != 0 {
+		cur = time.Duration(monoNow() - s.ev.exceededAt)
+	}
+	return (s.ev.exceededTotal + cur).Milliseconds(), cur.Milliseconds()
+}
