@@ -96,6 +96,13 @@ type Config struct {
 	SanitizeDumpPayload string
 	// LogFormat is aofserver's own log-format directive: "redis" | "json".
 	LogFormat string
+	// NetLoop is aofserver's own netloop directive: serve connections from
+	// the epoll network loop (Linux); no serves each on a goroutine of its
+	// own, for comparison.
+	NetLoop bool
+	// CPUProfile is aofserver's own cpu-profile directive: a file the
+	// server writes a Go CPU profile to until it exits ("" = none).
+	CPUProfile string
 
 	HashMaxListpackEntries int
 	HashMaxListpackValue   int

@@ -56,7 +56,7 @@
 // typed field are in Config.Implemented; the server may add names it handles
 // itself. aofserver's own directives (aof-group-commit-delay-usec,
 // aof-group-commit-max-batch, aof-group-commit-inflight, aof-prealloc-size,
-// log-format) are hidden: CONFIG GET shows them
+// log-format, netloop, cpu-profile) are hidden: CONFIG GET shows them
 // only for their exact name, like Redis's hidden test directives.
 //
 // # Deviations from Redis

@@ -276,6 +276,8 @@ var directives = []directive{
 	numD("aof-group-commit-inflight", "", mod|fHidden|fOurs, 1, 16, 1, func(c *Config) any { return &c.AOFGroupCommitInflight }),
 	numD("aof-prealloc-size", "", mod|fHidden|fOurs|fMemory|fUnsigned, 0, 1<<30, 0, func(c *Config) any { return &c.AOFPreallocSize }),
 	enumD("log-format", "", immu|fHidden|fOurs, enumLogFormat, "redis", func(c *Config) any { return &c.LogFormat }),
+	boolD("netloop", "", immu|fHidden|fOurs, true, func(c *Config) any { return &c.NetLoop }),
+	strD("cpu-profile", "", immu|fHidden|fOurs, "", nil, func(c *Config) any { return &c.CPUProfile }),
 }
 
 func withAfter(d directive, f func(*Config)) directive {

@@ -66,8 +66,9 @@ func TestUnauthLimitsSameAsRedis(t *testing.T) {
 	}
 	// HELLO's map carries the client id, which differs between servers.
 	id := regexp.MustCompile(`\$2\r\nid\r\n:\d+\r\n`)
-	run := func(t *testing.T) {
-		srv := biBoth(t, "--requirepass", "s3cret")
+	run := func(t *testing.T, ours ...string) {
+		srv := biServers{ours: biStartOurs(t, append([]string{"--requirepass", "s3cret"}, ours...)...),
+			redis: biStartRedis(t, "--requirepass", "s3cret")}
 		for _, c := range cases {
 			want := id.ReplaceAllString(alExchange(t, srv.redis, []byte(c.in)), "id:N")
 			got := id.ReplaceAllString(alExchange(t, srv.ours, []byte(c.in)), "id:N")
@@ -76,11 +77,8 @@ func TestUnauthLimitsSameAsRedis(t *testing.T) {
 			}
 		}
 	}
-	t.Run("netloop", run)
-	t.Run("goroutines", func(t *testing.T) {
-		t.Setenv("AOFSERVER_NETLOOP", "0")
-		run(t)
-	})
+	t.Run("netloop", func(t *testing.T) { run(t) })
+	t.Run("goroutines", func(t *testing.T) { run(t, "--netloop", "no") })
 }
 
 // The reader pauses, not fails, at a header over an unauthenticated limit

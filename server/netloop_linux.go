@@ -211,10 +211,10 @@ func (l *netLoop) closeFds() {
 }
 
 // newNetLoops makes the loop (at Listen, before data loading can open an
-// AOF). AOFSERVER_NETLOOP=0 serves each connection on a goroutine of its
-// own instead, for comparison.
+// AOF). Our directive netloop no serves each connection on a goroutine of
+// its own instead, for comparison.
 func (s *Server) newNetLoops() {
-	if os.Getenv("AOFSERVER_NETLOOP") == "0" || s.loop != nil {
+	if !s.cfg.NetLoop || s.loop != nil {
 		return
 	}
 	l, err := newNetLoop(s)

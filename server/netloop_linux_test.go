@@ -276,3 +276,20 @@ func TestNetLoopReadOnIsBounded(t *testing.T) {
 		}
 	}
 }
+
+// netloop no (our directive) serves connections on goroutines; the default
+// serves them from the loop.
+func TestNetLoopDirective(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		loop bool
+	}{{nil, true}, {[]string{"--netloop", "no"}, false}} {
+		ts := startOurServer(t, tc.args...)
+		if (ts.s.loop != nil) != tc.loop {
+			t.Fatalf("args %q: network loop %v, want %v", tc.args, ts.s.loop != nil, tc.loop)
+		}
+		if r := dial(t, ts.addr).do("PING"); r != "+PONG\r\n" {
+			t.Fatalf("args %q: PING: %q", tc.args, r)
+		}
+	}
+}

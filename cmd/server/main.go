@@ -68,13 +68,6 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	oneMoreP()
-	// AOFSERVER_CPUPROFILE=<file> writes a CPU profile until shutdown.
-	if f := os.Getenv("AOFSERVER_CPUPROFILE"); f != "" {
-		if pf, err := os.Create(f); err == nil {
-			pprof.StartCPUProfile(pf)
-			defer func() { pprof.StopCPUProfile(); pf.Close() }()
-		}
-	}
 	path := ""
 	rest := args
 	if len(rest) > 0 && !strings.HasPrefix(rest[0], "--") && rest[0] != "-" {
@@ -85,6 +78,19 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1
+	}
+	// cpu-profile <file> (our directive) writes a CPU profile until a signal
+	// stops the server (SHUTDOWN's exit cuts it short).
+	if cfg.CPUProfile != "" {
+		pf, err := os.Create(cfg.CPUProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(pf)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "cpu-profile %s: %v\n", cfg.CPUProfile, err)
+			return 1
+		}
+		defer func() { pprof.StopCPUProfile(); pf.Close() }()
 	}
 	logOut := stdout
 	if cfg.LogFile != "" {
