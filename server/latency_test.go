@@ -532,11 +532,12 @@ func TestLatencyEventsOutsideCommands(t *testing.T) {
 	fc := &client{srv: s}
 	s.afterCallLatency(fc, ping, 7*time.Millisecond)
 	s.afterCallLatency(fc, s.commands["debug"], 4*time.Millisecond) // below the threshold
+	onLatency := s.aofOptions().OnLatency
 	s.mu.Unlock()
 	// an AOF writer goroutine's report sees the threshold CONFIG SET gave
 	done := make(chan struct{})
 	go func() {
-		s.aofOptions().OnLatency("aof-write-alone", 9*time.Millisecond)
+		onLatency("aof-write-alone", 9*time.Millisecond)
 		s.latency.observe("aof-fsync-always", 4*time.Millisecond)
 		close(done)
 	}()
