@@ -27,8 +27,14 @@ type writerState struct {
 	cmdsTaken   int64 // cumulative commands taken from marks
 }
 
-// writerLoop is the only goroutine that writes to the incr file, rotates it
-// and (under Always) fdatasyncs it.
+// writerLoop is the writer goroutine: kicked, every writerTick or to retry
+// a failed write, it runs write steps (write, under Always fdatasync,
+// rotate) for bytes no caller is stepping for. It is not the only one: a
+// step runs under stepMu on whichever goroutine takes it first, also a Wait
+// leader, TryAck (everysec and no, on the network loop) and the network
+// loop's syncers through SyncTo and SyncOverlapped (always; the latter
+// fdatasyncs after letting go of stepMu, beside other syncers). Under
+// EverySec the fdatasync is syncerLoop's, once a second.
 func (a *AOF) writerLoop() {
 	defer close(a.writerDone)
 	retry := time.NewTimer(time.Hour)

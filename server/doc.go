@@ -4,11 +4,10 @@
 // # The executor
 //
 // Server.mu is the event loop: every command runs with it held, one at a
-// time, so the AOF records commands in execution order. Each connection has
-// its own goroutine that reads and parses requests (reader.go, with Redis's
-// limits and error texts), runs a pipelined batch under one hold of mu (at
-// most maxBatch commands), then releases it and waits at the AOF barrier
-// before writing all the batch's replies with one write:
+// time, so the AOF records commands in execution order. A client's
+// pipelined requests run as a batch under one hold of mu (execChunk, at
+// most maxBatch commands), and no reply of the batch leaves before the AOF
+// barrier lets it:
 //
 //   - appendfsync always: the replies wait until everything executed before
 //     them — by any client — is fdatasync'ed, so no reply acknowledges or
@@ -16,10 +15,23 @@
 //   - everysec / no: the replies wait until this client's own writes are
 //     write()n, so killing the process loses nothing acknowledged.
 //
-// The waiting happens on the connection goroutine: the executor keeps
-// running other clients' commands while a disk operation is in flight, and
-// what accumulates meanwhile goes into the next write and fsync (group
-// commit, see package aof).
+// On Linux one network loop serves the connections (netloop_linux.go): a
+// goroutine in epoll_wait reads and parses requests (reader.go, with
+// Redis's limits and error texts), runs each batch and writes the replies,
+// and never waits for the disk. Replies behind the barrier are held: once
+// per iteration the loop writes the AOF itself (everysec, no) or becomes
+// the syncer that writes, fdatasyncs and sends them (always), while a
+// standby goroutine takes the loop over if anything happens meanwhile; what
+// accumulates during one fsync goes into the next (group commit, see
+// package aof).
+//
+// A client whose next step would park (a blocked command, a script past
+// busy-reply-threshold, CLIENT PAUSE, pub/sub or MONITOR output, a reply
+// the socket cannot take at once) leaves the loop for a goroutine of its
+// own (conn.go: connLoop), which does the same steps blocking: it runs the
+// batch, waits at the barrier in aof.Wait (the first waiter writes and
+// fsyncs for all) and writes the replies. Without the loop (other systems,
+// or our directive netloop no) every connection is served that way.
 //
 // # Propagation
 //

@@ -1,6 +1,15 @@
-// Package fsx is the file-system seam of the AOF: every file operation that
-// aof/, server/ and the crash tests perform goes through FS, so tests can swap
-// the real file system for CrashFS and cut the power at any operation.
+// Package fsx is the file-system seam of the AOF: every file operation of
+// package aof on the AOF directory (incr and base files, the manifest, the
+// install of a rewritten base, directory fsyncs) goes through the FS the
+// server passes in, so tests can swap the real file system for CrashFS and
+// cut the power at any of those operations.
+//
+// Not everything goes through it. SAVE's temp file, the snapshot child's
+// writes (BGSAVE's dump and BGREWRITEAOF's temp base), loading dump.rdb,
+// CONFIG REWRITE and redis-check-aof use plain os calls; SAVE's directory
+// fsync and BGSAVE's final rename and directory fsync call fsx.OS()
+// directly, which a test cannot swap. Those are covered instead by cmd/crashfs, a FUSE file
+// system that cuts the power under the whole process.
 //
 // Usage:
 //
