@@ -25,6 +25,10 @@ type connPair struct {
 func newConnPair(t *testing.T, args ...string) *connPair {
 	t.Helper()
 	p := newDiffPair(t, args...)
+	// Registered (its ID taken) before any named connection, so that
+	// CLIENT LIST orders the clients alike.
+	p.oc[0].do("PING")
+	p.rc[0].do("PING")
 	return &connPair{t: t, p: p, conns: map[string][2]*respConn{}, ids: map[string][2]string{}}
 }
 
@@ -139,6 +143,22 @@ func (m *connPair) waitGone(name, key string) {
 		for c.do("EXISTS", key) != ":0\r\n" {
 			if time.Now().After(deadline) {
 				m.t.Fatalf("server %d: %s never expired", i, key)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+}
+
+// quit sends QUIT on name and waits until both servers freed the client
+// (ours may write +OK a moment before it unregisters the connection).
+func (m *connPair) quit(name string) {
+	m.t.Helper()
+	m.on(name, "QUIT")
+	deadline := time.Now().Add(10 * time.Second)
+	for i := 0; i < 2; i++ {
+		for strings.Contains(m.conn("info")[i].do("CLIENT", "LIST", "ID", m.ids[name][i]), "id=") {
+			if time.Now().After(deadline) {
+				m.t.Fatalf("server %d: %s still connected after QUIT", i, name)
 			}
 			time.Sleep(time.Millisecond)
 		}
@@ -299,7 +319,7 @@ func TestDiffTrackingRedirectRESP2(t *testing.T) {
 	// the redirection client goes away: broken_redirect
 	m.on("r", "CONFIG", "SET", "tracking-table-max-keys", "1000000")
 	m.on("r", "GET", "key1")
-	m.on("redir", "QUIT")
+	m.quit("redir")
 	m.on("sg", "SET", "key1", "5")
 	m.on("r", "CLIENT", "TRACKINGINFO")
 	m.on("r", "CLIENT", "LIST", "TYPE", "pubsub")
@@ -365,7 +385,7 @@ func TestDiffTrackingRESP3(t *testing.T) {
 	m.on("sg", "INCR", "key1")
 	m.read("redir")
 	m.on("r", "GET", "key1")
-	m.on("redir", "QUIT")
+	m.quit("redir")
 	m.on("sg", "INCR", "key1")
 	m.read("r")
 	m.on("r", "CLIENT", "TRACKINGINFO")
