@@ -55,7 +55,7 @@ func (s *Server) cronLoop() {
 		// A busy script lends the executor only so that waiting clients
 		// can be told BUSY: no expiry, rehash or save may start mid-script.
 		if !s.loading && s.lendingRun() == nil {
-			if s.activeExpire && s.cfg.ActiveExpireEnabled {
+			if s.activeExpire && s.cfg.ActiveExpireEnabled && s.repl.link == nil { // a replica's keys expire by its master's DELs
 				s.activeExpireCycle(time.Second / time.Duration(hz) / 4)
 			}
 			for _, db := range s.dbs {

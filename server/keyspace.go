@@ -19,6 +19,9 @@ func (s *Server) expireIfNeeded(db *DB, key []byte) bool {
 	if when > s.nowMs() {
 		return false
 	}
+	if replica, expired := s.replicaKeepsExpired(); replica {
+		return expired // the master deletes it (replication_replica.go)
+	}
 	if s.pauseActive() {
 		return true // paused: logically expired, kept (Redis 7.0)
 	}

@@ -59,32 +59,7 @@ func fillDataset(t testing.TB, rc *respConn) {
 
 // writeLoad writes to several DBs, with transactions, until stop closes.
 func writeLoad(t testing.TB, addr string, stop <-chan struct{}, wg *sync.WaitGroup) {
-	rc := dial(t, addr)
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for i := 0; ; i++ {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			db := strconv.Itoa(i % 3)
-			rc.send("SELECT", db)
-			rc.send("INCR", "counter")
-			rc.send("SET", "load:"+strconv.Itoa(i%500), strconv.Itoa(i), "PX", "1000000000")
-			rc.send("MULTI")
-			rc.send("LPUSH", "loadlist", strconv.Itoa(i))
-			rc.send("HINCRBY", "loadhash", "f"+strconv.Itoa(i%7), "1")
-			rc.send("EXEC")
-			for j := 0; j < 7; j++ {
-				if r, err := readRaw(rc.br); err != nil || strings.HasPrefix(r, "-") {
-					t.Errorf("load: %q %v", r, err)
-					return
-				}
-			}
-		}
-	}()
+	writeLoadConn(t, dial(t, addr), stop, wg)
 }
 
 func waitInSync(t testing.TB, master, replica *respConn) {
@@ -262,4 +237,121 @@ func TestReplicationPsyncHandshake(t *testing.T) {
 func dumpLogs(t *testing.T, ours *testServer, rr *realRedis) {
 	log, _ := os.ReadFile(filepath.Join(rr.dir, "redis.log"))
 	t.Logf("ours:\n%s\nredis:\n%s", ours.logs.String(), log)
+}
+
+// TestReplicaOfRealRedis makes ours a replica of a real redis-server 7.0:
+// full sync under load (EOF form and disk form), the stream, READONLY, a
+// partial resync after the link breaks, masterauth and replicaof from the
+// configuration, REPLICAOF NO ONE.
+func TestReplicaOfRealRedis(t *testing.T) {
+	requireRedis(t)
+	for _, diskless := range []string{"yes", "no"} {
+		t.Run("diskless="+diskless, func(t *testing.T) {
+			args := []string{"--repl-diskless-sync", diskless, "--repl-diskless-sync-delay", "0", "--repl-ping-replica-period", "1"}
+			auth := diskless == "no" // the disk case also checks masterauth
+			rr := startRealRedis(t, args...)
+			m := dial(t, rr.addr)
+			if auth {
+				m.do("CONFIG", "SET", "requirepass", "secret")
+				m.do("AUTH", "secret")
+			}
+			fillDataset(t, m)
+			_, port, _ := net.SplitHostPort(rr.addr)
+			stop := make(chan struct{})
+			var wg sync.WaitGroup
+			lc := dial(t, rr.addr)
+			if auth {
+				lc.do("AUTH", "secret")
+			}
+			writeLoadConn(t, lc, stop, &wg)
+
+			var ours *testServer
+			if auth {
+				ours = startOurServer(t, "--replicaof", "127.0.0.1 "+port, "--masterauth", "secret")
+			} else {
+				ours = startOurServer(t)
+			}
+			t.Cleanup(func() {
+				if t.Failed() {
+					dumpLogs(t, ours, rr)
+				}
+			})
+			r := dial(t, ours.addr)
+			if !auth {
+				if got := r.do("REPLICAOF", "127.0.0.1", port); got != "+OK\r\n" {
+					t.Fatalf("REPLICAOF = %q", got)
+				}
+				if got := r.do("REPLICAOF", "127.0.0.1", port); got != "+OK Already connected to specified master\r\n" {
+					t.Fatalf("REPLICAOF again = %q", got)
+				}
+			}
+			eventually(t, "master_link_status:up", func() bool { return replInfo(r, "master_link_status") == "up" })
+			close(stop)
+			wg.Wait()
+			waitInSync(t, m, r)
+			if a, b := m.do("DEBUG", "DIGEST"), r.do("DEBUG", "DIGEST"); a != b {
+				t.Fatalf("digest after full sync: master %s ours %s", a, b)
+			}
+			if got := r.do("SET", "x", "y"); got != "-READONLY You can't write against a read only replica.\r\n" {
+				t.Fatalf("write on the replica = %q", got)
+			}
+			if got := r.do("ROLE"); !strings.HasPrefix(got, "*5\r\n$5\r\nslave\r\n$9\r\n127.0.0.1\r\n:"+port+"\r\n$9\r\nconnected\r\n") {
+				t.Fatalf("ROLE = %q", got)
+			}
+
+			// Break the link from the master's side: we continue.
+			if got := m.do("CLIENT", "KILL", "TYPE", "replica"); got != ":1\r\n" {
+				t.Fatalf("CLIENT KILL = %q", got)
+			}
+			m.do("SET", "after-kill", "1")
+			m.do("SELECT", "4")
+			m.do("SADD", "s4", "a")
+			m.do("SELECT", "0")
+			eventually(t, "partial resync", func() bool {
+				return strings.Contains(ours.logs.String(), "Successful partial resynchronization with master.")
+			})
+			waitInSync(t, m, r)
+			if a, b := m.do("DEBUG", "DIGEST"), r.do("DEBUG", "DIGEST"); a != b {
+				t.Fatalf("digest after partial resync: master %s ours %s", a, b)
+			}
+
+			if got := r.do("REPLICAOF", "NO", "ONE"); got != "+OK\r\n" {
+				t.Fatalf("REPLICAOF NO ONE = %q", got)
+			}
+			if got := replInfo(r, "role"); got != "master" {
+				t.Fatalf("role after NO ONE: %q", got)
+			}
+			if got := r.do("SET", "x", "y"); got != "+OK\r\n" {
+				t.Fatalf("write after NO ONE = %q", got)
+			}
+		})
+	}
+}
+
+// writeLoadConn is writeLoad on a connection already set up.
+func writeLoadConn(t testing.TB, rc *respConn, stop <-chan struct{}, wg *sync.WaitGroup) {
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			rc.send("SELECT", strconv.Itoa(i%3))
+			rc.send("INCR", "counter")
+			rc.send("SET", "load:"+strconv.Itoa(i%500), strconv.Itoa(i), "PX", "1000000000")
+			rc.send("MULTI")
+			rc.send("LPUSH", "loadlist", strconv.Itoa(i))
+			rc.send("HINCRBY", "loadhash", "f"+strconv.Itoa(i%7), "1")
+			rc.send("EXEC")
+			for j := 0; j < 7; j++ {
+				if r, err := readRaw(rc.br); err != nil || strings.HasPrefix(r, "-") {
+					t.Errorf("load: %q %v", r, err)
+					return
+				}
+			}
+		}
+	}()
 }

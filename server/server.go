@@ -231,6 +231,7 @@ func (s *Server) Serve() error {
 	s.startNetLoops()
 	s.wg.Add(1)
 	go s.cronLoop()
+	s.ReplicaOfFromConfig()
 	var wg sync.WaitGroup
 	for _, ln := range s.listeners {
 		wg.Add(1)
