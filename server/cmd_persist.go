@@ -163,7 +163,14 @@ func (s *Server) applyConfig(changed []string) error {
 				})
 			}
 		case "maxmemory":
-			s.usedMemCache = s.usedMemory()
+			// Redis's updateMaxmemory: warn, then evict as soon as this
+			// command (or its EXEC) is over (startEvictionTimeProc).
+			if m := s.cfg.MaxMemory; m > 0 {
+				if used := s.usedMemory(); m < used {
+					s.log.Warn().Msgf("WARNING: the new maxmemory value set via CONFIG SET (%d) is smaller than the current memory usage (%d). This will result in key eviction and/or the inability to accept new write commands depending on the maxmemory-policy.", m, used)
+				}
+				s.startEvictionProc()
+			}
 		case "notify-keyspace-events":
 			s.reloadNotifyFlags()
 		}

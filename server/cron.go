@@ -1,28 +1,24 @@
 package server
 
-import (
-	"runtime"
-	"time"
-)
+import "time"
 
 // cronLoop is Redis's serverCron: hz times a second it takes the executor
 // for a bounded slice of background work.
 func (s *Server) cronLoop() {
 	defer s.wg.Done()
 	// The config is read under the executor: CONFIG SET rewrites it.
-	cronHz := func() (hz int, maxmem bool) {
+	cronHz := func() int {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		hz = s.cfg.Hz
+		hz := s.cfg.Hz
 		if hz <= 0 {
 			hz = 10
 		}
-		return hz, s.cfg.MaxMemory > 0
+		return hz
 	}
-	hz, _ := cronHz()
+	hz := cronHz()
 	t := time.NewTicker(time.Second / time.Duration(hz))
 	defer t.Stop()
-	lastMem := time.Time{}
 	lastOps := time.Now()
 	var opsBase int64
 	for {
@@ -32,18 +28,10 @@ func (s *Server) cronLoop() {
 		case <-t.C:
 		}
 		now := time.Now()
-		newHz, maxmem := cronHz()
+		newHz := cronHz()
 		if newHz != hz { // CONFIG SET hz applies at once, as in Redis
 			hz = newHz
 			t.Reset(time.Second / time.Duration(hz))
-		}
-		if now.Sub(lastMem) >= 100*time.Millisecond && maxmem {
-			var ms runtime.MemStats
-			runtime.ReadMemStats(&ms)
-			s.mu.Lock()
-			s.usedMemCache = int64(ms.HeapAlloc)
-			s.mu.Unlock()
-			lastMem = now
 		}
 		s.mu.Lock()
 		if s.dbg.pauseCron { // DEBUG PAUSE-CRON 1: serverCron returns at once

@@ -65,7 +65,7 @@ type Server struct {
 	// forceProp: the running command is propagated even if it changed
 	// nothing (Redis's forceCommandPropagation; FLUSHALL).
 	forceProp    bool
-	curClient    *client // client whose command is executing (for fedOff)
+	curClient    *client  // client whose command is executing (for fedOff)
 	curArgv      [][]byte // its arguments (MONITOR shows an aborted EXEC)
 	pendingOps   []aof.Op
 	dirty        int64 // rdb_changes_since_last_save
@@ -91,9 +91,7 @@ type Server struct {
 	activeExpire     bool
 	dbg              debugKnobs // DEBUG's switches (cmd_debug.go)
 	shutdownPrepared bool
-	usedMemCache     int64
 	ev               evictState // evict.go
-	usedMemAt        time.Time
 	pausedUntil      time.Time
 	pauseWrites      bool
 
