@@ -82,12 +82,11 @@ type AOF struct {
 	// stepMu is held by whoever performs a write step: the writer goroutine,
 	// or a Wait caller that found it idle and writes itself (leader), which
 	// saves two goroutine hand-offs per reply. ws is the step state.
-	stepMu   sync.Mutex
-	ws       writerState
-	onWriter bool   // guarded by stepMu: the writer goroutine is stepping
-	overlap  bool   // guarded by stepMu: SyncOverlapped's step, which leaves the fsync to its caller
-	pad      []byte // padding chunk (prealloc.go), owned like ws
-	gs       gatherState
+	stepMu  sync.Mutex
+	ws      writerState
+	overlap bool   // guarded by stepMu: SyncOverlapped's step, which leaves the fsync to its caller
+	pad     []byte // padding chunk (prealloc.go), owned like ws
+	gs      gatherState
 
 	fedMarks     atomic.Int64 // Feed calls with commands (gather.go)
 	takenMarks   atomic.Int64 // of those, taken by the writer step

@@ -70,8 +70,7 @@
 // goroutine hand-off between the client and the disk), or the writer
 // goroutine, which writes bytes nobody waits for when kicked (KickPending,
 // after the server's cron) or every writerTick, and retries failed writes.
-// Under Always that goroutine enters its fdatasync as a call known to block
-// (fsx.BlockingSyncer). While one fdatasync runs, Feed keeps appending and
+// While one fdatasync runs, Feed keeps appending and
 // the next write+fdatasync covers everything that accumulated (group commit,
 // cut at GroupCommitMaxBatch commands). Before an fdatasync the leader waits
 // briefly for the clients the previous one answered to come back

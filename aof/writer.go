@@ -3,8 +3,6 @@ package aof
 import (
 	"fmt"
 	"time"
-
-	"github.com/aofserver/aofserver/aof/fsx"
 )
 
 // writeLogEvery rate-limits write-error log lines (Redis's AOF_WRITE_LOG_ERROR_RATE).
@@ -55,12 +53,10 @@ func (a *AOF) writerLoop() {
 		}
 		if a.term.Load() == nil {
 			a.stepMu.Lock()
-			a.onWriter = true
 			if !a.stepClosed {
 				for a.step(&a.ws, true) {
 				}
 			}
-			a.onWriter = false
 			a.stepMu.Unlock()
 			if a.writeErr.Load() != nil && !stopping {
 				retry.Reset(a.writeRetryEvery)
@@ -259,13 +255,7 @@ func (a *AOF) syncAlways() error {
 	cmds := a.writtenCmds.Load()
 	seg.syncMu.Lock()
 	t0 := time.Now()
-	var err error
-	if bs, ok := seg.f.(fsx.BlockingSyncer); ok && a.onWriter {
-		// The writer's fsync overlaps the network loop: see SyncBlocking.
-		err = bs.SyncBlocking()
-	} else {
-		err = seg.f.Sync()
-	}
+	err := seg.f.Sync()
 	d := time.Since(t0)
 	seg.syncMu.Unlock()
 	a.gs.lastSync = d

@@ -21,14 +21,6 @@ type File interface {
 	Name() string
 }
 
-// BlockingSyncer is a File whose Sync can also be entered as a call
-// known to block (SyncBlocking): the caller's processor goes to other
-// goroutines at once. For a goroutine that does nothing but write and
-// sync; callers type-assert and fall back to Sync.
-type BlockingSyncer interface {
-	SyncBlocking() error
-}
-
 // ReadFile is an open file for reading.
 type ReadFile interface {
 	io.Reader

@@ -205,16 +205,12 @@ func checkContent(t *testing.T, fsys FS, p, want string) {
 	}
 }
 
-// SyncBlocking is Sync entered as a known-blocking call: same result, from
-// many goroutines at once too, and the same error once the file is closed.
-func TestSyncBlockingOS(t *testing.T) {
+// Sync of an OS file from many goroutines at once keeps every write, and
+// fails once the file is closed.
+func TestSyncOS(t *testing.T) {
 	f, err := OS().Create(filepath.Join(t.TempDir(), "f"))
 	if err != nil {
 		t.Fatal(err)
-	}
-	bs, ok := f.(BlockingSyncer)
-	if !ok {
-		t.Fatal("an OS file has no SyncBlocking")
 	}
 	done := make(chan error)
 	for g := 0; g < 4; g++ {
@@ -224,7 +220,7 @@ func TestSyncBlockingOS(t *testing.T) {
 					done <- err
 					return
 				}
-				if err := bs.SyncBlocking(); err != nil {
+				if err := f.Sync(); err != nil {
 					done <- err
 					return
 				}
@@ -241,7 +237,7 @@ func TestSyncBlockingOS(t *testing.T) {
 		t.Fatalf("size %d, %v", n, err)
 	}
 	f.Close()
-	if err := bs.SyncBlocking(); err == nil {
-		t.Fatal("SyncBlocking of a closed file succeeded")
+	if err := f.Sync(); err == nil {
+		t.Fatal("Sync of a closed file succeeded")
 	}
 }

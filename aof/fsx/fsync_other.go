@@ -4,8 +4,8 @@ package fsx
 
 import "golang.org/x/sys/unix"
 
-// datasync is fsync(2); blocking makes no difference here.
-func datasync(fd int, blocking bool) error {
+// datasync is fsync(2).
+func datasync(fd int) error {
 	for {
 		err := unix.Fsync(fd)
 		if err != unix.EINTR {

@@ -25,16 +25,13 @@ func (o osFile) Close() error              { return o.f.Close() }
 func (o osFile) Name() string              { return o.f.Name() }
 func (o osFile) Size() (int64, error)      { return fileSize(o.f) }
 
-func (o osFile) Sync() error         { return o.sync(false) }
-func (o osFile) SyncBlocking() error { return o.sync(true) }
-
-func (o osFile) sync(blocking bool) error {
+func (o osFile) Sync() error {
 	rc, err := o.f.SyscallConn()
 	if err != nil {
 		return &os.PathError{Op: "fdatasync", Path: o.f.Name(), Err: err}
 	}
 	var serr error
-	if err := rc.Control(func(fd uintptr) { serr = datasync(int(fd), blocking) }); err != nil {
+	if err := rc.Control(func(fd uintptr) { serr = datasync(int(fd)) }); err != nil {
 		return &os.PathError{Op: "fdatasync", Path: o.f.Name(), Err: err}
 	}
 	if serr != nil {
@@ -125,7 +122,7 @@ func (osFS) SyncDir(dir string) error {
 		return &os.PathError{Op: "fsync", Path: dir, Err: err}
 	}
 	var serr error
-	if err := rc.Control(func(fd uintptr) { serr = datasync(int(fd), false) }); err != nil {
+	if err := rc.Control(func(fd uintptr) { serr = datasync(int(fd)) }); err != nil {
 		serr = err
 	}
 	cerr := d.Close()
