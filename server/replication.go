@@ -89,6 +89,7 @@ type replica struct {
 	// nothing follows the RDB before its first ACK, or the replica could
 	// not find the EOF mark at the end of a read.
 	online    chan struct{}
+	streaming bool   // online was closed
 	hdrLine   []byte // the +FULLRESYNC line, until start takes it
 	softSince time.Time
 }
@@ -354,9 +355,14 @@ func replconfCommand(c *client, argv [][]byte) {
 		c.errSyntax()
 		return
 	}
-	var pend replica // what this call sets, kept for the replica's link
-	if c.repl != nil {
-		pend = *c.repl
+	// What this call sets, applied once every option is valid.
+	var pend struct {
+		listeningPort       int
+		announcedIP         string
+		capaEOF, capaPsync2 bool
+	}
+	if r := c.repl; r != nil {
+		pend.listeningPort, pend.announcedIP, pend.capaEOF, pend.capaPsync2 = r.listeningPort, r.announcedIP, r.capaEOF, r.capaPsync2
 	}
 	for i := 1; i < len(argv); i += 2 {
 		opt, val := strings.ToLower(string(argv[i])), argv[i+1]
@@ -390,7 +396,7 @@ func replconfCommand(c *client, argv [][]byte) {
 				r.ackOff = off
 			}
 			r.ackTime = time.Now()
-			if r.putOnlineOnAck && r.state == replWaitBgsaveEnd {
+			if r.putOnlineOnAck {
 				s.replPutOnline(r)
 			}
 			s.replServeWaiters()
@@ -745,8 +751,13 @@ func (s *Server) feedDiskless(x *disklessXfer) {
 			s.dropReplica(r, "diskless transfer failed")
 			continue
 		}
+		// Online at once (INFO, WAIT), streaming from its first ACK.
 		s.log.Info().Msgf("Streamed RDB transfer with replica %s succeeded (socket). Waiting for REPLCONF ACK from slave to enable streaming", r.name())
 		r.putOnlineOnAck = true
+		r.state = replOnline
+		r.ackTime = time.Now()
+		s.log.Info().Msgf("Synchronization with replica %s succeeded", r.name())
+		s.refreshGoodReplicas()
 	}
 	close(x.done)
 	s.replStartPending()
@@ -900,7 +911,8 @@ func (s *Server) sendRDBFile(c *client, f *os.File, size int64) error {
 
 // replPutOnline is putSlaveOnline.
 func (s *Server) replPutOnline(r *replica) {
-	if r.state != replOnline {
+	if !r.streaming {
+		r.streaming = true
 		close(r.online)
 	}
 	r.state = replOnline

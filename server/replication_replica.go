@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aofserver/aofserver/aof"
@@ -44,8 +45,8 @@ type masterLink struct {
 	lastIO         time.Time // last data from the master
 	downSince      time.Time
 	syncStart      time.Time
-	transferSize   int64 // -1: EOF form
-	transferRead   int64
+	transferSize   atomic.Int64 // -1: EOF form (written off the executor)
+	transferRead   atomic.Int64
 	readOff        int64 // slave_read_repl_offset
 	psyncPossible  bool  // our replid/offset name a history the master may continue
 	syncInProgress bool
@@ -368,7 +369,7 @@ func (s *Server) fullSyncFromMaster(l *masterLink, nc net.Conn, br *bufio.Reader
 	l.state = linkTransfer
 	l.syncInProgress = true
 	l.syncStart = time.Now()
-	l.transferRead = 0
+	l.transferRead.Store(0)
 	s.mu.Unlock()
 	var hdr string
 	for {
@@ -398,7 +399,7 @@ func (s *Server) fullSyncFromMaster(l *masterLink, nc net.Conn, br *bufio.Reader
 		if len(mark) != 40 {
 			return fmt.Errorf("Bad EOF mark from MASTER: %q", mark)
 		}
-		l.transferSize = -1
+		l.transferSize.Store(-1)
 		s.log.Info().Msg("MASTER <-> REPLICA sync: receiving streamed RDB from master with EOF to disk")
 		if err := copyUntilMark(f, br, nc, []byte(mark), timeout, &l.transferRead); err != nil {
 			return fmt.Errorf("I/O error trying to sync with MASTER: %v", err)
@@ -408,13 +409,13 @@ func (s *Server) fullSyncFromMaster(l *masterLink, nc net.Conn, br *bufio.Reader
 		if err != nil || size < 0 {
 			return fmt.Errorf("Bad bulk length from MASTER: %q", hdr)
 		}
-		l.transferSize = size
+		l.transferSize.Store(size)
 		s.log.Info().Msgf("MASTER <-> REPLICA sync: receiving %d bytes from master to disk", size)
 		nc.SetReadDeadline(time.Time{})
 		if n, err := io.CopyN(f, br, size); err != nil {
 			return fmt.Errorf("I/O error trying to sync with MASTER: %v (%d of %d bytes)", err, n, size)
 		}
-		l.transferRead = size
+		l.transferRead.Store(size)
 	}
 	if err := f.Sync(); err != nil {
 		return fmt.Errorf("Failed trying to sync the temp DB to disk in MASTER <-> REPLICA synchronization: %v", err)
@@ -467,14 +468,14 @@ func (s *Server) fullSyncFromMaster(l *masterLink, nc net.Conn, br *bufio.Reader
 
 // copyUntilMark copies the EOF-form payload to w, without the mark that
 // ends it.
-func copyUntilMark(w io.Writer, br *bufio.Reader, nc net.Conn, mark []byte, timeout time.Duration, read *int64) error {
+func copyUntilMark(w io.Writer, br *bufio.Reader, nc net.Conn, mark []byte, timeout time.Duration, read *atomic.Int64) error {
 	buf := make([]byte, 64<<10)
 	var tail []byte // the last len(mark) bytes seen, held back
 	for {
 		nc.SetReadDeadline(time.Now().Add(timeout))
 		n, err := br.Read(buf)
 		if n > 0 {
-			*read += int64(n)
+			read.Add(int64(n))
 			tail = append(tail, buf[:n]...)
 			if len(tail) >= len(mark) && string(tail[len(tail)-len(mark):]) == string(mark) {
 				_, werr := w.Write(tail[:len(tail)-len(mark)])
@@ -651,10 +652,11 @@ func (l *masterLink) info(s *Server, f func(k string, v any)) {
 	f("slave_read_repl_offset", l.readOff)
 	f("slave_repl_offset", s.repl.offset)
 	if l.syncInProgress {
-		f("master_sync_total_bytes", l.transferSize)
-		f("master_sync_read_bytes", l.transferRead)
-		f("master_sync_left_bytes", l.transferSize-l.transferRead)
-		f("master_sync_perc", fmt.Sprintf("%.2f", perc(l.transferRead, l.transferSize)))
+		size, read := l.transferSize.Load(), l.transferRead.Load()
+		f("master_sync_total_bytes", size)
+		f("master_sync_read_bytes", read)
+		f("master_sync_left_bytes", size-read)
+		f("master_sync_perc", fmt.Sprintf("%.2f", perc(read, size)))
 		f("master_sync_last_io_seconds_ago", int64(time.Since(l.syncStart).Seconds()))
 	}
 	if !up {
