@@ -85,10 +85,6 @@ func (s *Server) processCommand(c *client, argv [][]byte) {
 		c.reject(cmd, msg)
 		return
 	}
-	if msg := s.replicaRefusal(c, cmd, isWrite); msg != "" {
-		c.reject(cmd, msg)
-		return
-	}
 	if c.flags&flagPubSub != 0 && c.resp == 2 && !pubsubAllowed(cmd) {
 		cmd.rejected++
 		c.err("ERR Can't execute '" + cmd.fullName() + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context")

@@ -22,9 +22,6 @@ func (s *Server) expireIfNeeded(db *DB, key []byte) bool {
 	if replica, expired := s.replicaKeepsExpired(); replica {
 		return expired // the master deletes it (replication_replica.go)
 	}
-	if replica, expired := s.replicaKeepsExpired(); replica {
-		return expired // the master deletes it (replication_replica.go)
-	}
 	if s.pauseActive() {
 		return true // paused: logically expired, kept (Redis 7.0)
 	}

@@ -230,7 +230,6 @@ func (s *Server) Serve() error {
 	s.wg.Add(1)
 	go s.cronLoop()
 	s.ReplicaOfFromConfig()
-	s.ReplicaOfFromConfig()
 	var wg sync.WaitGroup
 	for _, ln := range s.listeners {
 		wg.Add(1)
