@@ -40,6 +40,10 @@ type Options struct {
 	// PreallocSize: under Always the incr file is extended ahead of the data
 	// by this many bytes of '#' padding (see prealloc.go; 0 = off).
 	PreallocSize int64
+	// WriterTick is how often the writer goroutine writes fed bytes nobody
+	// kicked it for (0: writerTick, a second). Tests set it long to prove
+	// a write came from a kick.
+	WriterTick time.Duration
 
 	Logger  zerolog.Logger
 	Now     func() time.Time
@@ -182,6 +186,9 @@ func Open(opt Options) (*AOF, error) {
 	}
 	if opt.Dir == "" {
 		opt.Dir = "."
+	}
+	if opt.WriterTick <= 0 {
+		opt.WriterTick = writerTick
 	}
 	a := &AOF{
 		opt:             opt,

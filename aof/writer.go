@@ -8,11 +8,12 @@ import (
 // writeLogEvery rate-limits write-error log lines (Redis's AOF_WRITE_LOG_ERROR_RATE).
 const writeLogEvery = 30 * time.Second
 
-// writerTick bounds how long fed bytes that no client waits for stay in
-// memory when nobody kicks the writer. The server kicks it from its cron
-// after background work fed bytes (active expiry), as Redis writes them
-// in the beforeSleep after its serverCron; the tick is the safety net, so
-// an idle server does not wake up hundreds of times a second.
+// writerTick (Options.WriterTick's default) bounds how long fed bytes that
+// no client waits for stay in memory when nobody kicks the writer. The
+// server kicks it from its cron after background work fed bytes (active
+// expiry), as Redis writes them in the beforeSleep after its serverCron;
+// the tick is the safety net, so an idle server does not wake up hundreds
+// of times a second.
 const writerTick = time.Second
 
 // delayedFsyncAfter is Redis's 2-second postponement limit (spec §5.2 step 3).
@@ -37,7 +38,7 @@ func (a *AOF) writerLoop() {
 	defer close(a.writerDone)
 	retry := time.NewTimer(time.Hour)
 	retry.Stop()
-	tick := time.NewTicker(writerTick)
+	tick := time.NewTicker(a.opt.WriterTick)
 	defer tick.Stop()
 	for {
 		stopping := false

@@ -98,6 +98,7 @@ func (s *Server) aofOptions() aof.Options {
 		GroupCommitDelay:    time.Duration(s.cfg.AOFGroupCommitDelayUsec) * time.Microsecond,
 		GroupCommitMaxBatch: s.cfg.AOFGroupCommitMaxBatch,
 		PreallocSize:        s.cfg.AOFPreallocSize,
+		WriterTick:          s.testWriterTick,
 		Logger:              s.log,
 		Now:                 time.Now,
 		OnFatal: func(err error) {

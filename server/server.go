@@ -112,6 +112,8 @@ type Server struct {
 	children sync.WaitGroup
 	exitFn   func(code int)
 	testFS   fsx.FS // AOF file system override for tests
+	// testWriterTick overrides the AOF writer's tick (tests; 0: default).
+	testWriterTick time.Duration
 	// collectProp keeps propagated ops in pendingOps even with the AOF off
 	// (tests inspect them).
 	collectProp bool

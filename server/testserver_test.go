@@ -55,6 +55,13 @@ type testServer struct {
 // override those defaults. It is shut down when the test ends.
 func startOurServer(t testing.TB, args ...string) *testServer {
 	t.Helper()
+	return startOurServerWith(t, nil, args...)
+}
+
+// startOurServerWith is startOurServer with setup run on the server before
+// it listens and loads its data (test hooks).
+func startOurServerWith(t testing.TB, setup func(*Server), args ...string) *testServer {
+	t.Helper()
 	dir := t.TempDir()
 	all := append([]string{"--port", "0", "--bind", "127.0.0.1", "--dir", dir, "--save", "",
 		"--appendonly", "no", "--enable-debug-command", "yes"}, args...)
@@ -71,6 +78,9 @@ func startOurServer(t testing.TB, args ...string) *testServer {
 		t.Fatal(err)
 	}
 	s.exitFn = func(int) {} // SHUTDOWN must not end the test binary
+	if setup != nil {
+		setup(s)
+	}
 	if err := s.Listen(); err != nil {
 		t.Fatal(err)
 	}
