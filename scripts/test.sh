@@ -22,7 +22,16 @@ if ! command -v fusermount3 >/dev/null 2>&1; then
   { $S apt-get update -qq && DEBIAN_FRONTEND=noninteractive $S apt-get install -y -qq fuse3 >/dev/null; } ||
     echo "WARNING: could not install fuse3"
 fi
-# Debian starts a redis-server service on install; our tests never use it.
+# nutcracker (twemproxy) for cmd/server's sharding-through-a-proxy test.
+if ! command -v nutcracker >/dev/null 2>&1 && [ ! -x /usr/sbin/nutcracker ]; then
+  echo "== installing nutcracker (Debian)"
+  S=""
+  if [ "$(id -u)" != 0 ]; then S=sudo; fi
+  $S apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $S apt-get install -y -qq nutcracker >/dev/null
+fi
+# Debian starts redis-server and nutcracker services on install; our tests
+# never use them (they listen on free ports of their own).
 redis-server --version
 
 echo "== go mod download"
