@@ -63,10 +63,13 @@ func TestNetLoopSyncerOwnsHeldClients(t *testing.T) {
 	a := dial(t, addr)
 	id := strings.TrimSpace(strings.TrimPrefix(a.do("CLIENT", "ID"), ":"))
 	p := dial(t, addr) // pipelines behind its held reply
+	pid := strings.TrimSpace(strings.TrimPrefix(p.do("CLIENT", "ID"), ":"))
 	g.closeGate()
 	a.send("SET", "k", "v")
 	p.send("INCR", "n")
-	time.Sleep(50 * time.Millisecond) // both held by the syncer, in fsync
+	waitFor(t, "both clients held by the syncer, in fsync", func() bool {
+		return g.syncing() > 0 && withSyncer(s, id) && withSyncer(s, pid)
+	})
 	p.send("INCR", "n")
 	p.send("GET", "n")
 	kill := asyncDo(t, addr, "CLIENT", "KILL", "ID", id)
@@ -114,7 +117,16 @@ func TestNetLoopSyncerOwnsHeldClients(t *testing.T) {
 		s.Shutdown(ctx)
 		close(done)
 	}()
-	time.Sleep(100 * time.Millisecond)
+	waitFor(t, "the loop told to stop", func() bool {
+		s.loop.mu.Lock()
+		defer s.loop.mu.Unlock()
+		return s.loop.stop
+	})
+	select {
+	case <-done:
+		t.Fatal("shutdown ended while the syncer was still in fsync")
+	default:
+	}
 	g.openGate()
 	select {
 	case <-done:
@@ -207,13 +219,38 @@ func TestNetLoopLongPipelineOneFsync(t *testing.T) {
 	if k := g.syncCount() - syncs0; k > 3 {
 		t.Fatalf("%d fsyncs for one pipeline of %d SETs sent at once", k, n)
 	}
-	// Then the loop is idle again: blocked in epoll_wait, not polling.
-	time.Sleep(50 * time.Millisecond)
+	// Then the loop waits in epoll_wait for the next event, not polling:
+	// one request at a time costs an iteration or two each (a request, an
+	// fsync's hand-back), where a loop left polling runs many between two.
+	const pings = 100
 	it := s.loop.iter.Load()
-	time.Sleep(200 * time.Millisecond)
-	if d := s.loop.iter.Load() - it; d > 50 {
-		t.Fatalf("the idle loop ran %d iterations in 200 ms after a long pipeline", d)
+	for i := 0; i < pings; i++ {
+		if r := c.do("PING"); r != "+PONG\r\n" {
+			t.Fatalf("PING: %q", r)
+		}
 	}
+	if d := s.loop.iter.Load() - it; d > 3*pings {
+		t.Fatalf("the loop ran %d iterations for %d requests one at a time after a long pipeline", d, pings)
+	}
+}
+
+// withSyncer reports whether the client with this id is loop-owned and
+// held by a syncer goroutine.
+func withSyncer(s *Server, id string) bool {
+	n, _ := strconv.ParseInt(id, 10, 64)
+	s.mu.Lock()
+	c := s.clients[n]
+	var lc *loopConn
+	if c != nil {
+		lc = c.lc
+	}
+	s.mu.Unlock()
+	if lc == nil {
+		return false
+	}
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	return lc.syncer
 }
 
 // noReplyConn checks that nothing arrives on c for a while.
