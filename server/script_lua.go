@@ -23,6 +23,11 @@ type luaEngine struct {
 	funcs map[string]*lua.LFunction
 	fake  *client // runs the commands of redis.call
 	errh  *lua.LFunction
+	// guard runs a script under PCall with errh: gopher-lua pushes the
+	// handler without checking its stack, so on a full stack that panic
+	// escapes PCall; guard runs under an outer PCall without a handler,
+	// which contains it.
+	guard *lua.LFunction
 	env   *lua.LTable // the scripts' read-only view of the globals
 	// noWrites: scripts whose shebang has flags=no-writes; allowOOMs:
 	// flags=allow-oom; shebang: the script has one (it declares flags)
@@ -81,7 +86,12 @@ func newLuaEngine(s *Server) *luaEngine {
 		shebang: map[string]bool{}, source: luaScriptSource}
 	e.fake = s.newFakeClient()
 	e.fake.addr = "lua" // as MONITOR shows the commands scripts run
-	L := lua.NewState(lua.Options{SkipOpenLibs: true})
+	// Lua 5.1's call depth (gopher-lua's growing frame stack never reports
+	// itself full: it panics, so the stack is a fixed one); coroutines,
+	// created with L.Options, get a small one (80 bytes a frame)
+	L := lua.NewState(lua.Options{SkipOpenLibs: true, CallStackSize: luaMaxCalls,
+		RegistryMaxSize: luaMaxRegistry, RegistryGrowStep: luaRegistryGrowStep})
+	L.Options.CallStackSize = luaCoroutineCalls
 	e.L = L
 	for _, lib := range []struct {
 		name string
@@ -104,6 +114,7 @@ func newLuaEngine(s *Server) *luaEngine {
 		L.Push(lua.LNumber(0))
 		return 1
 	}))
+	g.RawGetString("string").(*lua.LTable).RawSetString("byte", L.NewFunction(luaStrByte))
 	mathLib := g.RawGetString("math").(*lua.LTable)
 	mathLib.RawSetString("random", L.NewFunction(luaMathRandom))
 	mathLib.RawSetString("randomseed", L.NewFunction(luaMathRandomseed))
@@ -140,10 +151,13 @@ func newLuaEngine(s *Server) *luaEngine {
 		L.Insert(origPcall, 1)
 		L.Call(n, lua.MultRet)
 		if L.GetTop() >= 2 && L.Get(1) == lua.LFalse {
-			if t, ok := L.Get(2).(*lua.LTable); ok {
-				if m, ok := t.RawGetString("err").(lua.LString); ok {
+			switch v := L.Get(2).(type) {
+			case *lua.LTable:
+				if m, ok := v.RawGetString("err").(lua.LString); ok {
 					L.Replace(2, m)
 				}
+			case lua.LString:
+				L.Replace(2, lua.LString(luaStdMessage(string(v))))
 			}
 		}
 		return L.GetTop()
@@ -171,7 +185,16 @@ func newLuaEngine(s *Server) *luaEngine {
 	}
 	e.env = e.readonlyProxy(g, true)
 	g.RawSetString("_G", e.env)
+	// unpack as Lua 5.1's: at most LUAI_MAXCSTACK results (gopher-lua's
+	// pushes them all, past the end of its stack)
+	g.RawSetString("unpack", L.NewFunction(luaUnpack))
 	e.errh = L.NewFunction(func(L *lua.LState) int { return luaErrHandler(L, e.source) })
+	e.guard = L.NewFunction(func(L *lua.LState) int {
+		if err := L.PCall(L.GetTop()-1, 1, e.errh); err != nil {
+			panic(err) // the outer PCall returns it as is
+		}
+		return 1
+	})
 	g.RawSetString("__redis__err__handler", e.errh)
 	e.guardRawAccess(g)
 	return e
@@ -317,7 +340,7 @@ func luaErrHandler(L *lua.LState, source string) int {
 	t, ok := ev.(*lua.LTable)
 	if !ok {
 		t = L.NewTable()
-		t.RawSetString("err", lua.LString("ERR "+lua.LVAsString(ev)))
+		t.RawSetString("err", lua.LString("ERR "+luaStdMessage(lua.LVAsString(ev))))
 		if _, isStr := ev.(lua.LString); !isStr {
 			if _, isNum := ev.(lua.LNumber); !isNum {
 				t.RawSetString("err", lua.LString("ERR "+ev.String()))
@@ -399,6 +422,20 @@ func (e *luaEngine) compile(sha string, body []byte) string {
 	return ""
 }
 
+// luaStdMessage words a gopher-lua runtime error as Lua 5.1 does.
+func luaStdMessage(msg string) string {
+	if m, ok := strings.CutSuffix(msg, "registry overflow"); ok {
+		// gopher-lua's value stack is bounded, Lua 5.1's grows: its
+		// limit is the call depth, "stack overflow"
+		return m + "stack overflow"
+	}
+	return msg
+}
+
+// luaErrPosition is the position luaL_error puts before a message
+// raised in a script.
+var luaErrPosition = regexp.MustCompile(`^user_(?:script|function):(\d+): `)
+
 var (
 	luaSyntaxAt  = regexp.MustCompile(`^(user_script|user_function) line:(\d+)\(column:\d+\) near '(.*)':\s+(.*)$`)
 	luaSyntaxEOF = regexp.MustCompile(`^(user_script|user_function) at EOF:\s+(.*)$`)
@@ -469,14 +506,26 @@ func (e *luaEngine) exec(c *client, fn *lua.LFunction, name string, isEval bool,
 	}
 	run := e.s.beginScriptRun(e, c, name, isEval)
 	defer e.s.endScriptRun(e, run)
+	L.Push(e.guard)
 	L.Push(fn)
 	for _, a := range fargs {
 		L.Push(a)
 	}
-	if err := L.PCall(len(fargs), 1, e.errh); err != nil {
+	if err := L.PCall(1+len(fargs), 1, nil); err != nil {
 		var obj lua.LValue = lua.LString(err.Error())
 		if ae, ok := err.(*lua.ApiError); ok && ae.Object != nil {
 			obj = ae.Object
+		}
+		if msg, ok := obj.(lua.LString); ok {
+			// the handler had no stack left to run on (stack overflow):
+			// its table, from the position the message starts with
+			if m := luaErrPosition.FindStringSubmatch(string(msg)); m != nil {
+				t := L.NewTable()
+				t.RawSetString("err", lua.LString("ERR "+luaStdMessage(string(msg))))
+				t.RawSetString("source", lua.LString(e.source))
+				t.RawSetString("line", lua.LString(m[1]))
+				obj = t
+			}
 		}
 		if run != nil && run.killed.Load() {
 			// SCRIPT KILL / FUNCTION KILL cancelled the VM: Redis's message
@@ -1182,14 +1231,22 @@ func luaCmsgpackLib(L *lua.LState) *lua.LTable {
 	t.RawSetString("unpack", L.NewFunction(func(L *lua.LState) int {
 		return mpUnpack(L, 0, 0)
 	}))
+	// unpack_one and unpack_limit leave only the string on the stack
+	// before decoding (which counts against the stack limit)
 	t.RawSetString("unpack_one", L.NewFunction(func(L *lua.LState) int {
-		off := int64(L.OptInt64(2, 0))
-		return mpUnpack(L, 1, off)
+		off := int32(luaCOptInt(L, 2, "unpack_one", 0))
+		if L.GetTop() > 1 {
+			L.SetTop(1)
+		}
+		return mpUnpack(L, 1, int64(off))
 	}))
 	t.RawSetString("unpack_limit", L.NewFunction(func(L *lua.LState) int {
-		limit := L.CheckInt64(2)
-		off := L.OptInt64(3, 0)
-		return mpUnpack(L, limit, off)
+		limit := int32(luaCCheckInt(L, 2, "unpack_limit"))
+		off := int32(luaCOptInt(L, 3, "unpack_limit", 0))
+		if L.GetTop() > 1 {
+			L.SetTop(1)
+		}
+		return mpUnpack(L, int64(limit), int64(off))
 	}))
 	t.RawSetString("_NAME", lua.LString("cmsgpack"))
 	t.RawSetString("_VERSION", lua.LString("lua-cmsgpack 0.4.0"))
@@ -1356,7 +1413,7 @@ func mpUnpack(L *lua.LState, limit, off int64) int {
 	p := []byte(s[off:])
 	var vals []lua.LValue
 	for cnt := int64(0); len(p) > 0 && cnt < limit; cnt++ {
-		v, rest, err := mpDecode(L, p)
+		v, rest, err := mpDecode(L, p, L.GetTop()+len(vals))
 		if err != nil {
 			luaCError(L, err.Error())
 			return 0
@@ -1365,6 +1422,7 @@ func mpUnpack(L *lua.LState, limit, off int64) int {
 		p = rest
 	}
 	if !all {
+		luaCCheckStack(L, L.GetTop()+len(vals), 1, "in function mp_unpack_full")
 		next := int64(len(s) - len(p))
 		if len(p) == 0 {
 			next = -1
@@ -1380,10 +1438,13 @@ func mpUnpack(L *lua.LState, limit, off int64) int {
 	return len(vals)
 }
 
-func mpDecode(L *lua.LState, p []byte) (lua.LValue, []byte, error) {
+// mpDecode decodes one value; used is the stack slots lua-cmsgpack would
+// hold when pushing it (the values and open tables before it).
+func mpDecode(L *lua.LState, p []byte, used int) (lua.LValue, []byte, error) {
 	if len(p) < 1 {
 		return nil, nil, errMpEOF
 	}
+	luaCCheckStack(L, used, 1, "too many return values at once; use unpack_one or unpack_limit instead.")
 	need := func(n int) bool { return len(p) >= n }
 	str := func(hdr, n int) (lua.LValue, []byte, error) {
 		if !need(hdr + n) {
@@ -1432,13 +1493,13 @@ func mpDecode(L *lua.LState, p []byte) (lua.LValue, []byte, error) {
 	case 0xdb:
 		return str(5, int(be(4)))
 	case 0xdc:
-		return mpDecodeAgg(L, p[3:], int(be(2)), false)
+		return mpDecodeAgg(L, p[3:], int(be(2)), false, used)
 	case 0xdd:
-		return mpDecodeAgg(L, p[5:], int(be(4)), false)
+		return mpDecodeAgg(L, p[5:], int(be(4)), false, used)
 	case 0xde:
-		return mpDecodeAgg(L, p[3:], int(be(2)), true)
+		return mpDecodeAgg(L, p[3:], int(be(2)), true, used)
 	case 0xdf:
-		return mpDecodeAgg(L, p[5:], int(be(4)), true)
+		return mpDecodeAgg(L, p[5:], int(be(4)), true, used)
 	}
 	switch c := p[0]; {
 	case c&0x80 == 0:
@@ -1448,26 +1509,31 @@ func mpDecode(L *lua.LState, p []byte) (lua.LValue, []byte, error) {
 	case c&0xe0 == 0xa0:
 		return str(1, int(c&0x1f))
 	case c&0xf0 == 0x90:
-		return mpDecodeAgg(L, p[1:], int(c&0xf), false)
+		return mpDecodeAgg(L, p[1:], int(c&0xf), false, used)
 	case c&0xf0 == 0x80:
-		return mpDecodeAgg(L, p[1:], int(c&0xf), true)
+		return mpDecodeAgg(L, p[1:], int(c&0xf), true, used)
 	}
 	return nil, nil, errMpBadFmt
 }
 
-func mpDecodeAgg(L *lua.LState, p []byte, n int, isMap bool) (lua.LValue, []byte, error) {
+func mpDecodeAgg(L *lua.LState, p []byte, n int, isMap bool, used int) (lua.LValue, []byte, error) {
+	used++ // the table
 	t := L.NewTable()
 	for i := 1; i <= n; i++ {
 		var k, v lua.LValue
 		var err error
 		if isMap {
-			if k, p, err = mpDecode(L, p); err != nil {
+			if k, p, err = mpDecode(L, p, used); err != nil {
 				return nil, nil, err
 			}
 		} else {
 			k = lua.LNumber(i)
 		}
-		if v, p, err = mpDecode(L, p); err != nil {
+		vused := used
+		if isMap {
+			vused++ // the key
+		}
+		if v, p, err = mpDecode(L, p, vused); err != nil {
 			return nil, nil, err
 		}
 		switch kk := k.(type) {

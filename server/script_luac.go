@@ -234,3 +234,89 @@ func (r *rand48) next() int32 {
 	r.x = (r.x*0x5DEECE66D + 0xB) & (1<<48 - 1)
 	return int32(r.x >> 17)
 }
+
+// Lua 5.1's stack limits, which gopher-lua does not have: a C function
+// holds at most luaMaxCStack values (LUAI_MAXCSTACK: lua_checkstack
+// refuses more), and calls nest as deep as a fresh Lua state's CallInfo
+// array grows (16384 entries: growing it past LUAI_MAXCALLS is "stack
+// overflow"; Redis's state then keeps the bigger array, and allows ~20000
+// until SCRIPT FLUSH, which we do not mimic). luaMaxRegistry bounds
+// gopher-lua's value stack, which grows on demand: enough for those limits
+// in any real script.
+const (
+	luaMaxCStack      = 8000
+	luaMaxCalls       = 16384
+	luaCoroutineCalls = 1000
+	luaMaxRegistry    = 1 << 20
+	// luaRegistryGrowStep: gopher-lua grows its value stack by a fixed
+	// step (copying it): big steps keep deep recursion linear
+	luaRegistryGrowStep = 1 << 15
+)
+
+// luaCCheckStack is luaL_checkstack for a C function holding used values
+// (its arguments and what it pushed) that needs n more.
+func luaCCheckStack(L *lua.LState, used, n int, msg string) {
+	if n > luaMaxCStack || used+n > luaMaxCStack {
+		luaCError(L, "stack overflow ("+msg+")")
+	}
+}
+
+// luaCOptInt is luaL_optint: def when the argument is none or nil.
+func luaCOptInt(L *lua.LState, n int, fname string, def int64) int64 {
+	if L.Get(n) == lua.LNil {
+		return def
+	}
+	return luaCCheckInt(L, n, fname)
+}
+
+// luaUnpack is Lua 5.1's unpack (luaB_unpack): the indexes are C ints,
+// and more results than the stack takes is an error.
+func luaUnpack(L *lua.LState) int {
+	t, ok := L.Get(1).(*lua.LTable)
+	if !ok {
+		luaCTypeError(L, 1, "unpack", "table")
+	}
+	i := int32(luaCOptInt(L, 2, "unpack", 1))
+	var e int32
+	if L.Get(3) == lua.LNil {
+		e = int32(t.Len())
+	} else {
+		e = int32(luaCCheckInt(L, 3, "unpack"))
+	}
+	if i > e {
+		return 0
+	}
+	n := e - i + 1 // overflows to <= 0 for huge ranges, as in C
+	if n <= 0 || L.GetTop()+int(n) > luaMaxCStack {
+		luaCError(L, "too many results to unpack")
+	}
+	for k := int64(i); k <= int64(e); k++ {
+		L.Push(t.RawGetInt(int(k)))
+	}
+	return int(n)
+}
+
+// luaStrByte is Lua 5.1's string.byte (str_byte), whose slice must fit
+// the stack.
+func luaStrByte(L *lua.LState) int {
+	s := luaCCheckString(L, 1, "byte")
+	posrelat := func(pos int64) int64 {
+		if pos < 0 {
+			pos += int64(len(s)) + 1
+		}
+		return max(pos, 0)
+	}
+	posi := posrelat(luaCOptInt(L, 2, "byte", 1))
+	pose := posrelat(luaCOptInt(L, 3, "byte", posi))
+	posi = max(posi, 1)
+	pose = min(pose, int64(len(s)))
+	if posi > pose {
+		return 0
+	}
+	n := int(pose - posi + 1)
+	luaCCheckStack(L, L.GetTop(), n, "string slice too long")
+	for _, c := range []byte(s[posi-1 : pose]) {
+		L.Push(lua.LNumber(c))
+	}
+	return n
+}

@@ -199,6 +199,7 @@ func structUnpack(L *lua.LState) int {
 		if size > ld || pos > ld-size {
 			luaCArgError(L, 2, "unpack", "data string too short")
 		}
+		luaCCheckStack(L, L.GetTop()+len(out), 2, "too many results") // the item and the position
 		switch opt {
 		case 'b', 'B', 'h', 'H', 'l', 'L', 'T', 'i', 'I':
 			var v uint64
