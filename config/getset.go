@@ -77,6 +77,10 @@ func (c *Config) Set(pairs [][2]string, apply func(changed []string) error) erro
 // Redis's exact text.
 func (c *Config) SetWith(pairs [][2]string, opts SetOptions, apply func(changed []string) error) error {
 	ds := make([]*directive, len(pairs))
+	// Redis registers an alias as a directive of its own: the same name
+	// twice is a duplicate, a name and its alias are not (both are set,
+	// in order), and errors name the directive as looked up.
+	names := make([]string, len(pairs))
 	var firstErr error
 	denyLoading := false
 	for i, p := range pairs {
@@ -103,7 +107,8 @@ func (c *Config) SetWith(pairs [][2]string, opts SetOptions, apply func(changed 
 			firstErr = ErrLoading
 			continue
 		}
-		if slices.Contains(ds[:i], d) {
+		names[i] = strings.ToLower(p[0])
+		if slices.Contains(names[:i], names[i]) {
 			firstErr = setFailed(p[0], "duplicate parameter")
 		}
 		ds[i] = d
@@ -127,7 +132,7 @@ func (c *Config) SetWith(pairs [][2]string, opts SetOptions, apply func(changed 
 		}
 		if reason := d.setArgs(c, args); reason != "" {
 			c.restore(backup)
-			return setFailed(d.name, reason)
+			return setFailed(names[i], reason)
 		}
 	}
 	var changed []string

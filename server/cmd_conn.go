@@ -93,13 +93,8 @@ func resetCommand(c *client, argv [][]byte) {
 
 func selectCommand(c *client, argv [][]byte) {
 	s := c.srv
-	n, ok := parseInt(argv[1])
+	n, ok := s.parseDBIndex(c, argv[1], "ERR DB index is out of range")
 	if !ok {
-		c.err("ERR value is not an integer or out of range")
-		return
-	}
-	if n < 0 || n >= int64(len(s.dbs)) {
-		c.err("ERR DB index is out of range")
 		return
 	}
 	c.db = s.dbs[n]
@@ -361,8 +356,9 @@ func clientListCommand(c *client, argv [][]byte) {
 		case eqFold(argv[i], "id") && i+1 < len(argv):
 			ids = map[int64]bool{}
 			for _, a := range argv[i+1:] {
+				// Any integer: one no client has just lists nobody.
 				id, ok := parseInt(a)
-				if !ok || id <= 0 {
+				if !ok {
 					c.err("ERR Invalid client ID")
 					return
 				}
@@ -426,7 +422,6 @@ func clientKillCommand(c *client, argv [][]byte) {
 	var id int64 = -1
 	addr, laddr, typ := "", "", ""
 	skipme := true
-	var maxAge int64 = -1
 	for i := 2; i < len(argv); i += 2 {
 		v := argv[i+1]
 		switch {
@@ -463,13 +458,6 @@ func clientKillCommand(c *client, argv [][]byte) {
 				c.errSyntax()
 				return
 			}
-		case eqFold(argv[i], "maxage"):
-			n, ok := parseInt(v)
-			if !ok {
-				c.errNotInt()
-				return
-			}
-			maxAge = n
 		default:
 			c.errSyntax()
 			return
@@ -490,9 +478,6 @@ func clientKillCommand(c *client, argv [][]byte) {
 			continue
 		}
 		if skipme && cl == c {
-			continue
-		}
-		if maxAge >= 0 && int64(time.Since(cl.created).Seconds()) < maxAge {
 			continue
 		}
 		s.killClient(cl)
@@ -772,10 +757,6 @@ func clientHelpCommand(c *client, argv [][]byte) {
 		"      Kill connections authenticated by <username>.",
 		"    * SKIPME (YES|NO)",
 		"      Skip killing current connection (default: yes).",
-		"    * ID <client-id>",
-		"      Kill connections by client id.",
-		"    * MAXAGE <maxage>",
-		"      Kill connections older than the specified age.",
 		"LIST [options ...]",
 		"    Return information about client connections. Options:",
 		"    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",

@@ -328,6 +328,11 @@ func (s *Server) parseDBIndex(c *client, b []byte, outOfRange string) (int, bool
 		c.errNotInt()
 		return 0, false
 	}
+	if n < math.MinInt32 || n > math.MaxInt32 {
+		// Redis's getIntFromObjectOrReply, before the DB is looked at.
+		c.err("ERR value is out of range, value must between -2147483648 and 2147483647")
+		return 0, false
+	}
 	if n < 0 || n >= int64(len(s.dbs)) {
 		c.err(outOfRange)
 		return 0, false
@@ -419,13 +424,14 @@ func copyCommand(c *client, argv [][]byte) {
 
 func swapdbCommand(c *client, argv [][]byte) {
 	s := c.srv
+	// getIntFromObjectOrReply with its own message: not an int either.
 	a, ok := parseInt(argv[1])
-	if !ok {
+	if !ok || a < math.MinInt32 || a > math.MaxInt32 {
 		c.err("ERR invalid first DB index")
 		return
 	}
 	b, ok := parseInt(argv[2])
-	if !ok {
+	if !ok || b < math.MinInt32 || b > math.MaxInt32 {
 		c.err("ERR invalid second DB index")
 		return
 	}

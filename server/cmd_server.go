@@ -178,9 +178,22 @@ func helpLines(c *client, lines []string) {
 
 func memoryUsageCommand(c *client, argv [][]byte) {
 	s := c.srv
-	if len(argv) != 3 && !(len(argv) == 5 && eqFold(argv[3], "samples")) {
-		c.errSyntax()
-		return
+	// SAMPLES may repeat; each count is checked before the key is looked
+	// up (the estimate itself does not sample).
+	for j := 3; j < len(argv); j += 2 {
+		if !eqFold(argv[j], "samples") || j+1 >= len(argv) {
+			c.errSyntax()
+			return
+		}
+		n, ok := parseInt(argv[j+1])
+		if !ok {
+			c.errNotInt()
+			return
+		}
+		if n < 0 {
+			c.errSyntax()
+			return
+		}
 	}
 	e, ok := s.lookupReadNoTouch(c, argv[2])
 	if !ok {
@@ -205,8 +218,14 @@ func memoryPurgeCommand(c *client, argv [][]byte) {
 	c.ok()
 }
 
+// memoryDoctorCommand is getMemoryDoctorReport's verdicts that our memory
+// figures support: an instance under 5 MB is too empty to judge.
 func memoryDoctorCommand(c *client, argv [][]byte) {
-	c.verbatim("txt", []byte("Hi Sam, I can't find any memory issue in your instance. I can only account for what occurs on this base."))
+	if c.srv.usedMemory() < 5<<20 {
+		c.verbatim("txt", []byte("Hi Sam, this instance is empty or is using very little memory, my issues detector can't be used in these conditions. Please, leave for your mission on Earth and fill it with some data. The new Sam and I will be back to our programming as soon as I finished rebooting.\n"))
+		return
+	}
+	c.verbatim("txt", []byte("Hi Sam, I can't find any memory issue in your instance. I can only account for what occurs on this base.\n"))
 }
 
 func memoryHelpCommand(c *client, argv [][]byte) {
