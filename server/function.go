@@ -69,11 +69,7 @@ func fcallGeneric(c *client, argv [][]byte, ro bool) {
 	}
 	// scriptPrepareForRun: a function without no-writes is a write command.
 	if f.flags&scriptFlagNoWrites == 0 {
-		if ro {
-			c.err("ERR Can not execute a script with write flag using *_ro command.")
-			return
-		}
-		if msg := s.writeRefusal(); msg != "" {
+		if msg := s.scriptWriteRefusal(ro); msg != "" {
 			c.err(msg)
 			return
 		}

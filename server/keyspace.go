@@ -16,7 +16,7 @@ func (s *Server) expireIfNeeded(db *DB, key []byte) bool {
 	if s.loading {
 		return false // Redis keeps expired keys while loading; the log decides.
 	}
-	if when > s.nowMs() {
+	if when > s.expireNow() {
 		return false
 	}
 	if replica, expired := s.replicaKeepsExpired(); replica {

@@ -51,6 +51,9 @@ type luaEngine struct {
 	fnReg *funcEngine
 	// argv is the command running the script (FUNCTION STATS).
 	argv [][]byte
+	// snapshotMs is the running script's start time (0 when idle): keys
+	// expire against it (expireNow).
+	snapshotMs int64
 	// run is the script in execution (busy-script state), nil when idle.
 	cur *scriptRun
 	// protected maps the read-only proxies scripts see to the tables they
@@ -198,6 +201,37 @@ func newLuaEngine(s *Server) *luaEngine {
 	g.RawSetString("__redis__err__handler", e.errh)
 	e.guardRawAccess(g)
 	return e
+}
+
+// scriptWriteRefusal is scriptPrepareForRun's refusal of a script that
+// may write (it declares flags, without no-writes), in Redis's order: a
+// disk error, a read-only command (*_RO), too few good replicas.
+func (s *Server) scriptWriteRefusal(ro bool) string {
+	if msg := s.writeRefusal(); msg != "" {
+		return msg
+	}
+	if ro {
+		return "ERR Can not execute a script with write flag using *_ro command."
+	}
+	if s.replWriteRefusal() {
+		return "NOREPLICAS Not enough good replicas to write."
+	}
+	return ""
+}
+
+// expireNow is the time keys expire against: while a script runs, its
+// start (Redis 7.0 keyIsExpired uses scriptTimeSnapshot), so a key exists
+// or not for the whole script, as the replicas and the AOF see it.
+func (s *Server) expireNow() int64 {
+	if e := s.lua; e != nil {
+		if e.snapshotMs != 0 {
+			return e.snapshotMs
+		}
+		if e.fnReg != nil && e.fnReg.e.snapshotMs != 0 {
+			return e.fnReg.e.snapshotMs
+		}
+	}
+	return s.nowMs()
 }
 
 // scriptStartOOM is the server's memory state as a script starts (Redis's
@@ -466,11 +500,7 @@ func luaSyntaxMessage(msg string, body []byte) string {
 func (e *luaEngine) run(c *client, sha string, keys, args [][]byte, ro bool) {
 	// a script declaring flags is judged by them first (scriptPrepareForRun)
 	if e.shebang[sha] && !e.noWrites[sha] {
-		if ro {
-			c.err("ERR Can not execute a script with write flag using *_ro command.")
-			return
-		}
-		if msg := e.s.writeRefusal(); msg != "" {
+		if msg := e.s.scriptWriteRefusal(ro); msg != "" {
 			c.err(msg)
 			return
 		}
@@ -504,6 +534,8 @@ func (e *luaEngine) exec(c *client, fn *lua.LFunction, name string, isEval bool,
 		// here, before the commands they run.
 		s.feedMonitors(c, e.argv)
 	}
+	e.snapshotMs = e.s.nowMs()
+	defer func() { e.snapshotMs = 0 }()
 	run := e.s.beginScriptRun(e, c, name, isEval)
 	defer e.s.endScriptRun(e, run)
 	L.Push(e.guard)
@@ -654,6 +686,9 @@ func (e *luaEngine) redisCall(L *lua.LState, raise bool) int {
 	if cmd.flags&cmdWrite != 0 && !e.dirty {
 		if msg := s.writeRefusal(); msg != "" {
 			return reject("-" + msg)
+		}
+		if s.replWriteRefusal() {
+			return reject("-NOREPLICAS Not enough good replicas to write.")
 		}
 	}
 	if cmd.flags&cmdDenyOOM != 0 && !e.allowOOM && !e.dirty && e.startOOM {
