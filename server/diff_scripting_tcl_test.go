@@ -37,20 +37,17 @@ type tclCase struct {
 // tclKnown lists the cases that still differ from redis-server, and why:
 // they run, and are skipped (with the reason) when they differ.
 var tclKnown = map[string]string{
-	"globals protection":              "gopher-lua's string table has __index, its table library lacks foreach/foreachi/setn",
-	"recursive object":                "the harness cannot read Redis's 7995-deep reply (TestDiffScriptSelfReferencingTable compares it raw)",
-	"acl check":                       "only the default user exists (no ACL SETUSER)",
-	"binary code refused":             "gopher-lua has no string.dump; loadstring's syntax errors are worded differently",
-	"resp2 client2":                   "HELLO run by a script: the script client's id",
-	"resp2 client3":                   "HELLO run by a script: the script client's id",
-	"resp3 client2":                   "HELLO run by a script: the script client's id",
-	"resp3 client3":                   "HELLO run by a script: the script client's id",
-	"consistent error reporting: OOM": "failed_calls of EVAL when a pcall'd command failed",
-	"consistent error reporting: command errors": "failed_calls of EVAL when a pcall'd command failed",
-	"error_reply and status_reply":               "error() without a position / with a number",
-	"pcall":                                      "gopher-lua's runtime error messages (no variable names, other wording)",
-	"basic":                                      "library names with NUL, parse error wording, DEBUG RELOAD NOFLUSH",
-	"malicious access":                           "gopher-lua's 'attempt to call' message has no field name",
+	"globals protection":  "gopher-lua's string table has __index, its table library lacks foreach/foreachi/setn",
+	"recursive object":    "the harness cannot read Redis's 7995-deep reply (TestDiffScriptSelfReferencingTable compares it raw)",
+	"acl check":           "only the default user exists (no ACL SETUSER)",
+	"binary code refused": "gopher-lua has no string.dump; loadstring's syntax errors are worded differently",
+	"resp2 client2":       "HELLO run by a script: the script client's id",
+	"resp2 client3":       "HELLO run by a script: the script client's id",
+	"resp3 client2":       "HELLO run by a script: the script client's id",
+	"resp3 client3":       "HELLO run by a script: the script client's id",
+	"pcall":               "gopher-lua's runtime error messages (no variable names, other wording)",
+	"basic":               "library names with NUL, parse error wording, DEBUG RELOAD NOFLUSH",
+	"malicious access":    "gopher-lua's 'attempt to call' message has no field name",
 }
 
 // tclDriver runs cases on one diffPair in EVAL or FUNCTION mode.

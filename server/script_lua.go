@@ -188,6 +188,8 @@ func newLuaEngine(s *Server) *luaEngine {
 	}
 	e.env = e.readonlyProxy(g, true)
 	g.RawSetString("_G", e.env)
+	// error as Lua 5.1's: numbers get the position too, error() raises nil
+	g.RawSetString("error", L.NewFunction(luaError))
 	// unpack as Lua 5.1's: at most LUAI_MAXCSTACK results (gopher-lua's
 	// pushes them all, past the end of its stack)
 	g.RawSetString("unpack", L.NewFunction(luaUnpack))
@@ -662,6 +664,9 @@ func (e *luaEngine) redisCall(L *lua.LState, raise bool) int {
 	reject := func(msg string) int {
 		t := luaErrorTable(L, msg)
 		s.countError(string(t.RawGetString("err").(lua.LString)))
+		// counted for this command, not for the EVAL running it (Redis
+		// incrCommandStatsOnError moves prev_err_count)
+		s.errMark = s.stats.totalErrorReplies
 		if cmd != nil {
 			cmd.rejected++
 		}

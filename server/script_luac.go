@@ -16,8 +16,11 @@ import (
 // luaCWhere is luaL_where(L, 1) called from a C function: the position of
 // its caller when that caller is Lua code ("user_script:3: "), nothing when
 // it is another C function (pcall(cjson.encode, ...)).
-func luaCWhere(L *lua.LState) string {
-	w := L.Where(1)
+func luaCWhere(L *lua.LState) string { return luaCWhereAt(L, 1) }
+
+// luaCWhereAt is luaL_where(L, level).
+func luaCWhereAt(L *lua.LState, level int) string {
+	w := L.Where(level)
 	if w == "" || strings.HasPrefix(w, "[G]") {
 		return ""
 	}
@@ -319,4 +322,21 @@ func luaStrByte(L *lua.LState) int {
 		L.Push(lua.LNumber(c))
 	}
 	return n
+}
+
+// luaError is Lua 5.1's error (luaB_error): a string or a number gets
+// the position of the function level names (1: the caller).
+func luaError(L *lua.LState) int {
+	level := luaCOptInt(L, 2, "error", 1)
+	v := L.Get(1)
+	if level > 0 {
+		switch x := v.(type) {
+		case lua.LString:
+			v = lua.LString(luaCWhereAt(L, int(level)) + string(x))
+		case lua.LNumber:
+			v = lua.LString(luaCWhereAt(L, int(level)) + luaFmtNumber(float64(x)))
+		}
+	}
+	L.Error(v, 0)
+	return 0
 }
