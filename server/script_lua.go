@@ -754,7 +754,7 @@ func respToLua(L *lua.LState, b []byte) (v lua.LValue, rest []byte, isErr bool) 
 		return lua.LNumber(n), rest, false
 	case '+':
 		t := L.CreateTable(0, 1)
-		t.RawSetString("ok", lua.LString(line))
+		t.RawSetString("ok", luaStatusText(line))
 		return t, rest, false
 	case '-':
 		t := L.CreateTable(0, 1)
@@ -836,6 +836,26 @@ func respToLua(L *lua.LState, b []byte) (v lua.LValue, rest []byte, isErr bool) 
 		return t, rest, false
 	}
 	return lua.LFalse, nil, false
+}
+
+// The common status replies as ready Lua values: converting the reply
+// text to a string and boxing it cost two allocations per redis.call.
+var (
+	luaStatusOK     lua.LValue = lua.LString("OK")
+	luaStatusPONG   lua.LValue = lua.LString("PONG")
+	luaStatusQUEUED lua.LValue = lua.LString("QUEUED")
+)
+
+func luaStatusText(line []byte) lua.LValue {
+	switch string(line) { // no allocation: compared in place
+	case "OK":
+		return luaStatusOK
+	case "PONG":
+		return luaStatusPONG
+	case "QUEUED":
+		return luaStatusQUEUED
+	}
+	return lua.LString(line)
 }
 
 // parseRESPDouble reads the text of a RESP3 double ("inf", "-inf", "nan"
