@@ -158,20 +158,13 @@ const errModuleNotAllowed = "ERR MODULE command not allowed. If the enable-modul
 
 // moduleLoadCommand is MODULE LOAD/LOADEX: aofserver cannot load Redis
 // modules (C shared objects), so every load fails as a failed dlopen does.
+// enable-module-command is checked by processCommand (protectedRefusal).
 func moduleLoadCommand(c *client, argv [][]byte) {
-	if !moduleAllowed(c) {
-		c.err(errModuleNotAllowed)
-		return
-	}
 	c.srv.log.Warn().Msgf("Module %s failed to load: aofserver cannot load Redis modules", argv[2])
 	c.err("ERR Error loading the extension. Please check the server logs.")
 }
 
 func moduleUnloadCommand(c *client, argv [][]byte) {
-	if !moduleAllowed(c) {
-		c.err(errModuleNotAllowed)
-		return
-	}
 	c.err("ERR Error unloading module: no such module with that name")
 }
 

@@ -80,9 +80,7 @@ func resetCommand(c *client, argv [][]byte) {
 	}
 	c.db = s.dbs[0]
 	c.resp = 2
-	if s.cfg.Requirepass != "" {
-		c.authed = false
-	}
+	c.authed = s.cfg.Requirepass == "" // clientSetDefaultAuth
 	c.discardTransaction()
 	s.pubsubUnsubscribeAll(c)
 	c.name = ""

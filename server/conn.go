@@ -52,6 +52,9 @@ func (s *Server) serveConn(nc net.Conn) {
 	}
 	s.clients[id] = c
 	c.db = s.dbs[0]
+	// Redis's createClient: a client made while the default user needs
+	// no password is authenticated, and stays so if requirepass is set.
+	c.authed = s.cfg.Requirepass == ""
 	s.stats.totalConns++
 	c.syncConnView()
 	s.mu.Unlock()

@@ -1,6 +1,9 @@
 package server
 
 import (
+	"regexp"
+	"sort"
+	"strings"
 	"testing"
 )
 
@@ -77,4 +80,84 @@ func TestDiffMemoryUsageArgsAndDoctor(t *testing.T) {
 	})
 	p := newDiffPair3(t)
 	p.run([][]string{cmd("MEMORY", "DOCTOR")})
+}
+
+// sameInfo compares one INFO field of both servers (asked on the second
+// connection: the first may be inside MULTI).
+func (p *diffPair) sameInfo(section, field string) {
+	p.t.Helper()
+	oc, rc := p.conn(1)
+	if got, want := infoField(oc, section, field), infoField(rc, section, field); got != want {
+		p.mismatch("INFO %s %s: ours %q, redis %q (after %q)", section, field, got, want, p.hist)
+	}
+}
+
+var cmdstatUsecRE = regexp.MustCompile(`usec(_per_call)?=[0-9.]+`)
+
+// sameCommandstats compares INFO commandstats without timings, in name
+// order (Redis lists its command table's hash order).
+func (p *diffPair) sameCommandstats() {
+	p.t.Helper()
+	oc, rc := p.conn(1)
+	norm := func(c *respConn) string {
+		lines := strings.Split(strings.TrimSpace(bulkText(c.do("INFO", "commandstats"))), "\r\n")
+		for i := range lines {
+			lines[i] = cmdstatUsecRE.ReplaceAllString(lines[i], "usec=x")
+		}
+		sort.Strings(lines)
+		return strings.Join(lines, "\n")
+	}
+	if got, want := norm(oc), norm(rc); got != want {
+		p.mismatch("INFO commandstats:\n ours:  %s\n redis: %s\n after: %q", got, want, p.hist)
+	}
+}
+
+// total_commands_processed counts what call() ran (nested calls of EXEC
+// and scripts too), never what processCommand rejected, and INFO does not
+// count itself (info.tcl, introspection-2.tcl's command stats).
+func TestDiffTotalCommandsProcessed(t *testing.T) {
+	p := newDiffPair(t)
+	p.run([][]string{cmd("CONFIG", "RESETSTAT")})
+	p.sameInfo("stats", "total_commands_processed")
+	for _, c := range [][]string{
+		cmd("NOSUCHCOMMAND"), cmd("GET"), cmd("SET", "a", "1"),
+		cmd("EVAL", "redis.call('set', KEYS[1], '2'); return redis.call('get', KEYS[1])", "1", "a"),
+		cmd("MULTI"), cmd("SET", "b", "1"), cmd("INCR", "b"), cmd("EXEC"),
+		cmd("MULTI"), cmd("NOSUCH"), cmd("EXEC"),
+	} {
+		p.run([][]string{c})
+		p.sameInfo("stats", "total_commands_processed")
+	}
+}
+
+// DEBUG and MODULE LOAD are CMD_PROTECTED: refused by processCommand,
+// before authentication, counted as rejected calls and aborting a
+// transaction.
+func TestDiffProtectedCommandsRejected(t *testing.T) {
+	p := newDiffPair(t, "--enable-debug-command", "no")
+	p.run([][]string{
+		cmd("CONFIG", "RESETSTAT"),
+		cmd("DEBUG", "SLEEP", "0"), cmd("DEBUG"), cmd("MODULE", "LOAD", "/nonexistent.so"), cmd("MODULE", "LIST"),
+		cmd("MULTI"), cmd("DEBUG", "SLEEP", "0"), cmd("EXEC"),
+	})
+	p.sameCommandstats()
+	p.run([][]string{
+		cmd("CONFIG", "SET", "requirepass", "pw"),
+		conn2("DEBUG", "SLEEP", "0"), conn2("MODULE", "UNLOAD", "x"),
+	})
+}
+
+// A connection made while no password was needed stays authenticated
+// when requirepass is set (createClient), until RESET (clientSetDefaultAuth).
+func TestDiffAuthenticatedBeforeRequirepass(t *testing.T) {
+	diff(t, [][]string{
+		conn2("PING"),
+		cmd("CONFIG", "SET", "requirepass", "pw"),
+		cmd("GET", "a"), conn2("SET", "a", "1"), shape(conn2("HELLO", "2")...),
+		conn2("AUTH", "wrong"), conn2("GET", "a"),
+		conn2("RESET"), conn2("GET", "a"), conn2("AUTH", "pw"), conn2("GET", "a"),
+		cmd("CONFIG", "SET", "requirepass", ""), cmd("RESET"),
+		cmd("CONFIG", "SET", "requirepass", "pw2"), cmd("GET", "a"),
+		cmd("AUTH", "pw2"),
+	})
 }

@@ -12,7 +12,6 @@ import (
 func (s *Server) processCommand(c *client, argv [][]byte) {
 	s.curClient, s.curArgv = c, argv
 	defer func() { s.curClient, s.curArgv = nil, nil }()
-	s.stats.totalCommands++
 	if len(argv) == 0 {
 		return
 	}
@@ -36,6 +35,12 @@ func (s *Server) processCommand(c *client, argv [][]byte) {
 	c.lastCmd = cmd.fullName()
 	if !arityOK(cmd, len(argv)) {
 		c.reject(cmd, arityError(cmd))
+		return
+	}
+	// Protected commands (CMD_PROTECTED) are refused before
+	// authentication, as a rejected call.
+	if msg := protectedRefusal(c, cmd); msg != "" {
+		c.reject(cmd, msg)
 		return
 	}
 	if s.cfg.Requirepass != "" && !c.authed && cmd.flags&cmdNoAuth == 0 {
@@ -100,7 +105,6 @@ func (s *Server) processCommand(c *client, argv [][]byte) {
 	// from this command.
 	if c.lc != nil && (s.pausedFor(c, cmd, argv) || s.runsScript(c, cmd) || cmd.name == "debug") {
 		c.yield = true
-		s.stats.totalCommands--
 		return
 	}
 	// CLIENT PAUSE: the client waits (off the executor) until the pause ends.
@@ -138,6 +142,22 @@ func isScriptRun(cmd *command) bool {
 		return cmd.parent == nil
 	}
 	return false
+}
+
+// protectedRefusal is the error for DEBUG and MODULE LOAD/LOADEX/UNLOAD
+// when enable-debug-command / enable-module-command do not allow c.
+func protectedRefusal(c *client, cmd *command) string {
+	switch {
+	case cmd.name == "debug" && cmd.parent == nil:
+		if !c.srv.debugAllowed(c) {
+			return errDebugNotAllowed
+		}
+	case cmd.parent != nil && cmd.parent.name == "module" && (cmd.name == "load" || cmd.name == "loadex" || cmd.name == "unload"):
+		if !moduleAllowed(c) {
+			return errModuleNotAllowed
+		}
+	}
+	return ""
 }
 
 func isExecLike(cmd *command) bool { return cmd.name == "exec" }
@@ -201,6 +221,12 @@ func (s *Server) call(c *client, cmd *command, argv [][]byte) {
 	s.execDepth--
 	if s.tracking.table != nil {
 		s.trackingAfterCall(c, cmd, argv)
+	}
+	// total_commands_processed counts what call() ran, nested calls
+	// included, not what processCommand rejected; AOF loading runs the
+	// procs without call() in Redis.
+	if !s.aofLoadingContext(c) {
+		s.stats.totalCommands++
 	}
 	cmd.calls++
 	cmd.usec += dur.Microseconds()
