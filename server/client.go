@@ -84,15 +84,29 @@ type client struct {
 	libName    string
 	libVer     string
 
-	// asynchronous output for pub/sub and MONITOR: guarded by pushMu and
-	// drained by the client's writer goroutine.
+	// asynchronous output for pub/sub, MONITOR and tracking: guarded by
+	// pushMu and drained by the client's writer goroutine (pushBuf is the
+	// replication stream of a replica, written by its own writer).
 	pushMu      sync.Mutex
+	pushQ       replyQueue
 	pushBuf     []byte
 	pushCond    *sync.Cond
 	pushWriter  bool
-	softSince   time.Time
 	closed      bool
 	closeReason string
+	// pubsubOut: the client counts in the pubsub class of
+	// client-output-buffer-limit (flagPubSub, readable under pushMu);
+	// obufSoftSince is Redis's obuf_soft_limit_reached_time (under pushMu).
+	pubsubOut     bool
+	obufSoftSince int64
+	// obufSoftTimer rechecks the soft limit when its seconds are over,
+	// as clientsCron's closeClientOnOutputBufferLimitReached does for a
+	// client that receives nothing more (under pushMu).
+	obufSoftTimer *time.Timer
+	// outHeld mirrors len(out) between a batch and its write (replies
+	// waiting for the socket or at the AOF barrier), for CLIENT LIST and
+	// INFO run by other clients.
+	outHeld atomic.Int64
 
 	// logArgv is what SLOWLOG and MONITOR show of the command being
 	// executed when it differs from what ran: secrets redacted (Redis
@@ -315,47 +329,111 @@ const (
 	errOutOfRng  = "ERR index out of range"
 )
 
-// push queues output for a client in pub/sub or MONITOR mode from any
-// goroutine, enforcing client-output-buffer-limit.
-func (c *client) push(b []byte) {
+// push queues output for a client in asynchronous mode from any
+// goroutine holding s.mu, enforcing client-output-buffer-limit.
+func (c *client) push(b []byte) { c.pushParts(b, nil, nil) }
+
+// pushParts queues a, b and then cc as one message (a published payload
+// goes straight from the publisher's argument to the subscriber's queue),
+// then checks the limits as Redis's _addReplyProtoToList does after each
+// append. Under s.mu.
+func (c *client) pushParts(a, b, cc []byte) {
 	c.pushMu.Lock()
 	defer c.pushMu.Unlock()
 	if c.closed {
 		return
 	}
-	c.pushBuf = append(c.pushBuf, b...)
-	c.checkOutputLimitLocked()
+	c.pushQ.write(a)
+	c.pushQ.write(b)
+	c.pushQ.write(cc)
+	used := c.pushQ.mem()
+	c.srv.stats.obufPeak.note(used)
+	if c.conn != nil && c.srv.obufLimitReached(c.obufClass(), used, &c.obufSoftSince) {
+		c.closeOnObufLimitLocked(used)
+		return
+	}
+	if c.obufSoftSince != 0 && c.obufSoftTimer == nil {
+		c.armSoftLimitTimer()
+	}
 	c.pushCond.Signal()
 }
 
-func (c *client) checkOutputLimitLocked() {
-	class := 0
-	if c.flags&flagPubSub != 0 {
-		class = 2
+// armSoftLimitTimer rechecks c's output buffer at the first second the
+// soft limit it reached may close it. Under pushMu and s.mu.
+func (c *client) armSoftLimitTimer() {
+	secs := c.srv.cfg.ClientOutputBufferLimit[c.obufClass()].SoftSeconds
+	at := time.Unix(c.obufSoftSince+secs+1, 0)
+	c.obufSoftTimer = time.AfterFunc(time.Until(at), func() {
+		s := c.srv
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		c.pushMu.Lock()
+		c.obufSoftTimer = nil
+		c.pushMu.Unlock()
+		c.checkOutputLimit(c.outHeld.Load())
+	})
+}
+
+// checkOutputLimit is closeClientOnOutputBufferLimitReached after a command
+// of c: pending is the size of its replies not queued yet (c.out). Redis
+// counts only what overflows its 16 KB static reply buffer, so smaller
+// replies are never checked. It reports whether c is being closed. Under
+// s.mu.
+func (c *client) checkOutputLimit(pending int64) bool {
+	c.pushMu.Lock()
+	defer c.pushMu.Unlock()
+	if c.closed || c.conn == nil { // a fake client is never freed here
+		return false
 	}
-	lim := c.srv.outputLimit(class)
-	n := int64(len(c.pushBuf))
-	over := false
-	if lim.Hard > 0 && n >= lim.Hard {
-		over = true
+	used := pending + c.pushQ.mem()
+	if used == 0 {
+		c.obufSoftSince = 0 // nothing to check (reply_bytes == 0)
+		return false
 	}
-	if lim.Soft > 0 && n >= lim.Soft {
-		if c.softSince.IsZero() {
-			c.softSince = time.Now()
-		} else if time.Since(c.softSince) >= time.Duration(lim.SoftSeconds)*time.Second {
-			over = true
+	c.srv.stats.obufPeak.note(used)
+	if !c.srv.obufLimitReached(c.obufClass(), used, &c.obufSoftSince) {
+		if c.obufSoftSince != 0 && c.obufSoftTimer == nil {
+			c.armSoftLimitTimer()
 		}
-	} else {
-		c.softSince = time.Time{}
+		return false
 	}
-	if over {
-		c.closed = true
-		c.closeReason = "output buffer limit"
-		c.pushBuf = nil
-		c.srv.log.Warn().Msgf("Client %s scheduled to be closed ASAP for overcoming of output buffer limits.", c.infoLine())
-		c.conn.Close()
-		c.pushCond.Broadcast()
+	c.closeOnObufLimitLocked(used)
+	return true
+}
+
+// closeOnObufLimitLocked closes c for its output buffer of used bytes
+// (freeClientAsync: nothing more is written to it) with Redis's log line,
+// which shows the omem that got it closed. Under pushMu and s.mu.
+func (c *client) closeOnObufLimitLocked(used int64) {
+	if c.obufSoftTimer != nil {
+		c.obufSoftTimer.Stop()
+		c.obufSoftTimer = nil
 	}
+	c.closed = true
+	c.closeReason = "output buffer limit"
+	c.srv.log.Warn().Msgf("Client %s scheduled to be closed ASAP for overcoming of output buffer limits.", c.infoLineOmem(nil, used))
+	c.pushQ.reset()
+	c.flags |= flagCloseASAP
+	c.conn.Close()
+	c.pushCond.Broadcast()
+}
+
+// setPubSubOut moves c in or out of the pubsub class of the limits (under
+// s.mu).
+func (c *client) setPubSubOut(on bool) {
+	c.pushMu.Lock()
+	c.pubsubOut = on
+	c.pushMu.Unlock()
+}
+
+// outputMemory is getClientOutputBufferMemoryUsage as other clients see
+// it: queued pushes, the replication stream, and replies held between a
+// batch and its write.
+func (c *client) outputMemory() int64 {
+	c.pushMu.Lock()
+	n := c.pushQ.mem() + int64(len(c.pushBuf))
+	c.pushMu.Unlock()
+	return n + c.outHeld.Load()
 }
 
 // goAsync switches the client to asynchronous output, moving the replies
@@ -364,9 +442,23 @@ func (c *client) checkOutputLimitLocked() {
 func (c *client) goAsync() {
 	c.startPushWriter()
 	if len(c.out) > 0 {
-		c.push(c.out)
+		c.pushMu.Lock()
+		c.pushQ.write(c.out)
+		c.pushCond.Signal()
+		c.pushMu.Unlock()
 		c.out = c.out[:0]
 	}
+}
+
+// queueOut queues a batch's replies behind what the writer has (no limit
+// check: the batch's commands were checked as they ran).
+func (c *client) queueOut(b []byte) {
+	c.pushMu.Lock()
+	if !c.closed {
+		c.pushQ.write(b)
+		c.pushCond.Signal()
+	}
+	c.pushMu.Unlock()
 }
 
 // startPushWriter switches the client to asynchronous output.
@@ -380,33 +472,48 @@ func (c *client) startPushWriter() {
 	c.pushWriter = true
 	c.pushDone = make(chan struct{})
 	c.pushMu.Unlock()
-	go func() {
-		defer close(c.pushDone)
-		var buf []byte
-		for {
-			c.pushMu.Lock()
-			for len(c.pushBuf) == 0 && !c.closed && !c.pushDraining {
-				c.pushCond.Wait()
-			}
-			if c.closed || len(c.pushBuf) == 0 { // closed, or drained
-				c.pushMu.Unlock()
-				return
-			}
-			buf, c.pushBuf = c.pushBuf, buf[:0]
-			c.softSince = time.Time{}
-			c.pushMu.Unlock()
-			if _, err := c.conn.Write(buf); err != nil {
-				c.pushMu.Lock()
-				c.closed = true
-				c.pushMu.Unlock()
-				c.conn.Close()
-				return
-			}
-			if cap(buf) > 1<<20 {
-				buf = nil
-			}
+	go c.pushWriterLoop()
+}
+
+// pushWriterLoop writes the queue, up to maxWriteChunks chunks per writev;
+// total_net_output_bytes counts what the socket took.
+func (c *client) pushWriterLoop() {
+	defer close(c.pushDone)
+	var bufs, nb net.Buffers
+	for {
+		c.pushMu.Lock()
+		for c.pushQ.empty() && !c.closed && !c.pushDraining {
+			c.pushCond.Wait()
 		}
-	}()
+		if c.closed || c.pushQ.empty() { // closed, or drained
+			c.pushMu.Unlock()
+			return
+		}
+		bufs = c.pushQ.take(bufs[:0])
+		c.pushMu.Unlock()
+		nb = append(nb[:0], bufs...) // WriteTo consumes its receiver
+		var total int64
+		for _, b := range bufs {
+			total += int64(len(b))
+		}
+		// Counted before the peer can see the bytes (INFO right after
+		// reading them includes them); what was not written is taken back.
+		c.srv.stats.netOutput.Add(total)
+		n, err := nb.WriteTo(c.conn)
+		c.srv.stats.netOutput.Add(n - total)
+		c.pushMu.Lock()
+		c.pushQ.done(bufs)
+		c.pushMu.Unlock()
+		clear(nb[:cap(nb)])
+		if err != nil {
+			c.pushMu.Lock()
+			c.closed = true
+			c.pushQ.reset()
+			c.pushMu.Unlock()
+			c.conn.Close()
+			return
+		}
+	}
 }
 
 // stopPushWriter ends asynchronous output once what is queued is written

@@ -250,6 +250,12 @@ func (c *client) infoLine() string { return c.infoLineFor(nil) }
 // goroutine owns its reader; another connection's reader changes outside
 // the lock, so its size comes from the copy its goroutine publishes.
 func (c *client) infoLineFor(viewer *client) string {
+	return c.infoLineOmem(viewer, c.outputMemory())
+}
+
+// infoLineOmem is infoLineFor with the output buffer size given (the
+// limit check holds pushMu, which outputMemory takes).
+func (c *client) infoLineOmem(viewer *client, omem int64) string {
 	now := time.Now()
 	// Redis's order (getClientInfoString).
 	var fl []byte
@@ -318,22 +324,14 @@ func (c *client) infoLineFor(viewer *client) string {
 		rbs = c.qbufCap.Load()
 		qfree = rbs
 	}
-	multiMem := 0
-	for _, q := range c.mstate {
-		for _, a := range q.argv {
-			multiMem += len(a)
-		}
-	}
-	c.pushMu.Lock()
-	omem := int64(len(c.pushBuf))
-	c.pushMu.Unlock()
+	multiMem := c.multiMem()
 	events := "r"
 	if omem > 0 {
 		events = "rw"
 	}
 	return fmt.Sprintf("id=%d addr=%s laddr=%s fd=%d name=%s age=%d idle=%d flags=%s db=%d sub=%d psub=%d ssub=0 multi=%d qbuf=%d qbuf-free=%d argv-mem=%d multi-mem=%d rbs=%d rbp=0 obl=0 oll=0 omem=%d tot-mem=%d events=%s cmd=%s user=default redir=%d resp=%d",
 		c.id, c.addr, c.laddr, 8+c.id, c.name, int64(now.Sub(c.created).Seconds()), (now.UnixNano()-c.lastInter.Load())/1e9,
-		fl, dbid, len(c.channels), len(c.patterns), multi, qbuf, qfree, c.argvLenSum, multiMem, rbs, omem, rbs+omem+int64(multiMem), events, cmd, redir, c.resp)
+		fl, dbid, len(c.channels), len(c.patterns), multi, qbuf, qfree, c.argvLenSum, multiMem, rbs, omem, c.memoryUsage(omem, rbs, multiMem), events, cmd, redir, c.resp)
 }
 
 func clientListCommand(c *client, argv [][]byte) {

@@ -151,7 +151,7 @@ func (s *Server) afterBatch(c *client, perr error) bool {
 		}
 	}
 	c.rd.reset()
-	return c.connFlags&flagCloseAfterReply == 0
+	return c.connFlags&(flagCloseAfterReply|flagCloseASAP) == 0
 }
 
 // reportProtocolError queues Redis's reply to a malformed request.
@@ -265,6 +265,9 @@ func (s *Server) execChunk(c *client, i, n int) (next int, a *aof.AOF, ok bool) 
 		if c.flags&(flagReplyOff|flagReplySkip|flagReplySkipNext) != 0 {
 			c.applyReplyMode(mark)
 		}
+		if len(c.out) > replyChunkSize && c.checkOutputLimit(int64(len(c.out))) {
+			c.out = c.out[:0] // freeClientAsync: nothing more is written
+		}
 		if c.flags&(flagCloseAfterReply|flagCloseASAP) != 0 {
 			i = n
 			break
@@ -275,6 +278,9 @@ func (s *Server) execChunk(c *client, i, n int) (next int, a *aof.AOF, ok bool) 
 		}
 	}
 	s.trackingEndBatch(c)
+	if n := int64(len(c.out)); n != 0 || c.outHeld.Load() != 0 {
+		c.outHeld.Store(n) // until written: see wroteOut
+	}
 	if s.aof != nil {
 		if s.cfg.AppendFsync == "always" {
 			// No reply may reveal a write that is not durable yet: wait
@@ -308,24 +314,38 @@ func (s *Server) flushOut(c *client) bool {
 	} else {
 		c.out = c.out[:0]
 	}
+	c.wroteOut()
 	return ok
+}
+
+// wroteOut notes that the replies of the last batch left c.out.
+func (c *client) wroteOut() {
+	if c.outHeld.Load() != 0 {
+		c.outHeld.Store(0)
+	}
 }
 
 // writeOut sends b to the client (or queues it behind pushed messages).
 func (s *Server) writeOut(c *client, b []byte) bool {
-	s.stats.netOutput.Add(int64(len(b)))
 	c.pushMu.Lock()
 	async := c.pushWriter
 	c.pushMu.Unlock()
 	if async {
-		c.push(b)
+		c.queueOut(b) // counted in total_net_output_bytes once written
 		return true
 	}
+	// Counted before the peer can see the bytes; what was not written is
+	// taken back.
+	s.stats.netOutput.Add(int64(len(b)))
 	var err error
+	var n int
 	if c.lc != nil {
-		err = c.lc.writeNow(b) // best effort (an internal error's reply)
+		n, err = c.lc.writeNow(b) // best effort (an internal error's reply)
 	} else {
-		_, err = c.conn.Write(b)
+		n, err = c.conn.Write(b)
+	}
+	if n = max(n, 0); n < len(b) {
+		s.stats.netOutput.Add(int64(n - len(b)))
 	}
 	return err == nil
 }

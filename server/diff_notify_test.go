@@ -336,16 +336,16 @@ func TestNotifyFastPathAndLoading(t *testing.T) {
 	sub.authed = true
 	s.pubsub.patterns["*"] = map[*client]struct{}{sub: {}}
 	s.notify(notifyString, "set", key, 0)
-	if got := string(sub.pushBuf); !strings.Contains(got, "__keyspace@0__:k") || !strings.Contains(got, "__keyevent@0__:set") {
+	if got := string(sub.pushQ.bytes()); !strings.Contains(got, "__keyspace@0__:k") || !strings.Contains(got, "__keyevent@0__:set") {
 		t.Fatalf("pushed %q", got)
 	}
-	sub.pushBuf = sub.pushBuf[:0]
+	sub.pushQ.reset()
 	s.notify(notifyNew, "new", key, 0) // n is not in A
 	s.loading = true
 	s.notify(notifyString, "set", key, 0)
 	s.loading = false
-	if len(sub.pushBuf) != 0 {
-		t.Fatalf("pushed %q (class off or while loading)", sub.pushBuf)
+	if !sub.pushQ.empty() {
+		t.Fatalf("pushed %q (class off or while loading)", sub.pushQ.bytes())
 	}
 }
 

@@ -731,7 +731,7 @@ func (l *netLoop) finish(c *client, perr error) {
 		return
 	}
 	c.rd.reset()
-	if c.connFlags&flagCloseAfterReply != 0 {
+	if c.connFlags&(flagCloseAfterReply|flagCloseASAP) != 0 {
 		l.closeClient(c)
 	}
 }
@@ -741,14 +741,20 @@ func (l *netLoop) finish(c *client, perr error) {
 // longer owns c.
 func (l *netLoop) write(c *client) bool {
 	lc := c.lc
+	// Counted before the peer can see the bytes; what was not written is
+	// taken back.
 	l.s.stats.netOutput.Add(int64(len(c.out)))
 	n, err := unix.Write(lc.fd, c.out)
+	if n = max(n, 0); n < len(c.out) {
+		l.s.stats.netOutput.Add(int64(n - len(c.out)))
+	}
 	if n == len(c.out) {
 		if cap(c.out) > 1<<20 {
 			c.out = nil
 		} else {
 			c.out = c.out[:0]
 		}
+		c.wroteOut()
 		return true
 	}
 	if err != nil && err != unix.EAGAIN && err != unix.EINTR {
@@ -757,8 +763,8 @@ func (l *netLoop) write(c *client) bool {
 	}
 	if n > 0 {
 		c.out = c.out[:copy(c.out, c.out[n:])]
+		c.outHeld.Store(int64(len(c.out)))
 	}
-	l.s.stats.netOutput.Add(-int64(len(c.out))) // counted again by flushOut
 	c.rd.reset()
 	l.handOffWrite(c)
 	return false
@@ -930,9 +936,11 @@ func (l *netLoop) replyFromSyncer(c *client) bool {
 		return false
 	}
 	if len(c.out) > 0 {
+		l.s.stats.netOutput.Add(int64(len(c.out)))
 		n, _ := unix.Write(lc.fd, c.out)
+		n = max(n, 0)
+		l.s.stats.netOutput.Add(int64(n - len(c.out)))
 		if n > 0 {
-			l.s.stats.netOutput.Add(int64(n))
 			c.out = c.out[:copy(c.out, c.out[n:])]
 		}
 		if len(c.out) > 0 {
@@ -941,6 +949,7 @@ func (l *netLoop) replyFromSyncer(c *client) bool {
 		if cap(c.out) > 1<<20 {
 			c.out = nil
 		}
+		c.wroteOut()
 	}
 	lc.mu.Lock()
 	defer lc.mu.Unlock()
@@ -1205,7 +1214,6 @@ func (s *Server) installAckHook(a *aof.AOF) {
 
 // writeNow writes b at once, best effort (the loop never blocks on a
 // client).
-func (lc *loopConn) writeNow(b []byte) error {
-	_, err := unix.Write(lc.fd, b)
-	return err
+func (lc *loopConn) writeNow(b []byte) (int, error) {
+	return unix.Write(lc.fd, b)
 }

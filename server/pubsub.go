@@ -45,6 +45,7 @@ func (c *client) subCount() int { return len(c.channels) + len(c.patterns) }
 func (c *client) enterPubSub() {
 	if c.flags&flagPubSub == 0 {
 		c.flags |= flagPubSub
+		c.setPubSubOut(true)
 		c.goAsync()
 	}
 }
@@ -168,14 +169,16 @@ func unsubscribeGeneric(c *client, argv [][]byte, pattern bool) {
 			c.pubsubReply(kind, n, c.subCount())
 		}
 	}
-	if c.subCount() == 0 {
+	if c.subCount() == 0 && c.flags&flagPubSub != 0 {
 		c.flags &^= flagPubSub
+		c.setPubSubOut(false)
 	}
 }
 
 func unsubscribeCommand(c *client, argv [][]byte)  { unsubscribeGeneric(c, argv, false) }
 func punsubscribeCommand(c *client, argv [][]byte) { unsubscribeGeneric(c, argv, true) }
 
+// pubsubUnsubscribeAll drops c's subscriptions (RESET, freeClient).
 func (s *Server) pubsubUnsubscribeAll(c *client) {
 	for n := range c.channels {
 		s.unsubscribeOne(c, n, false)
@@ -183,21 +186,28 @@ func (s *Server) pubsubUnsubscribeAll(c *client) {
 	for n := range c.patterns {
 		s.unsubscribeOne(c, n, true)
 	}
+	if c.pubsubOut {
+		c.setPubSubOut(false)
+	}
 }
 
-// publish delivers a message and returns the number of receivers.
+// publish delivers a message and returns the number of receivers. Each
+// subscriber's queue gets the header and the payload itself: no message is
+// assembled (a big payload would be copied once more, as garbage, per
+// PUBLISH).
 func (s *Server) publish(channel, msg []byte) int {
 	n := 0
+	tail := []byte("\r\n")
 	if m := s.pubsub.channels[bstr(channel)]; m != nil {
-		var b [4][]byte
+		var h [4][]byte
 		for c := range m {
-			if b[c.resp] == nil {
-				b[c.resp] = appendPushLen(nil, c.resp, 3)
-				b[c.resp] = redcon.AppendBulkString(b[c.resp], "message")
-				b[c.resp] = redcon.AppendBulk(b[c.resp], channel)
-				b[c.resp] = redcon.AppendBulk(b[c.resp], msg)
+			if h[c.resp] == nil {
+				h[c.resp] = appendPushLen(nil, c.resp, 3)
+				h[c.resp] = redcon.AppendBulkString(h[c.resp], "message")
+				h[c.resp] = redcon.AppendBulk(h[c.resp], channel)
+				h[c.resp] = appendBulkHeader(h[c.resp], len(msg))
 			}
-			c.push(b[c.resp])
+			c.pushParts(h[c.resp], msg, tail)
 			n++
 		}
 	}
@@ -205,20 +215,27 @@ func (s *Server) publish(channel, msg []byte) int {
 		if !rstring.Match(pat, channel, false) {
 			continue
 		}
-		var b [4][]byte
+		var h [4][]byte
 		for c := range m {
-			if b[c.resp] == nil {
-				b[c.resp] = appendPushLen(nil, c.resp, 4)
-				b[c.resp] = redcon.AppendBulkString(b[c.resp], "pmessage")
-				b[c.resp] = redcon.AppendBulkString(b[c.resp], pat)
-				b[c.resp] = redcon.AppendBulk(b[c.resp], channel)
-				b[c.resp] = redcon.AppendBulk(b[c.resp], msg)
+			if h[c.resp] == nil {
+				h[c.resp] = appendPushLen(nil, c.resp, 4)
+				h[c.resp] = redcon.AppendBulkString(h[c.resp], "pmessage")
+				h[c.resp] = redcon.AppendBulkString(h[c.resp], pat)
+				h[c.resp] = redcon.AppendBulk(h[c.resp], channel)
+				h[c.resp] = appendBulkHeader(h[c.resp], len(msg))
 			}
-			c.push(b[c.resp])
+			c.pushParts(h[c.resp], msg, tail)
 			n++
 		}
 	}
 	return n
+}
+
+// appendBulkHeader appends "$<n>\r\n", a bulk string's header.
+func appendBulkHeader(b []byte, n int) []byte {
+	b = append(b, '$')
+	b = strconv.AppendInt(b, int64(n), 10)
+	return append(b, '\r', '\n')
 }
 
 func publishCommand(c *client, argv [][]byte) {

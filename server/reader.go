@@ -137,10 +137,16 @@ func (r *reqReader) reset() {
 		start = r.cmdStart
 	}
 	if start == r.end {
-		r.end, r.pos, r.cmdStart = 0, 0, 0
-		if len(r.buf) > 4*protoIOBufLen {
+		// A buffer grown for big arguments is kept while the batches
+		// use at least half of it (a client sending 1 MB values reuses
+		// it instead of growing a new one, 4 MB of garbage, each time),
+		// and shrinks back after a batch that did not: Redis's
+		// clientsCronResizeQueryBuffer trims one bigger than twice its
+		// recent peak.
+		if len(r.buf) > 4*protoIOBufLen && r.end < len(r.buf)/2 {
 			r.buf = make([]byte, protoIOBufLen)
 		}
+		r.end, r.pos, r.cmdStart = 0, 0, 0
 		return
 	}
 	if start > 0 && start > len(r.buf)/2 {

@@ -357,13 +357,23 @@ func TestReaderQueryBufferLimit(t *testing.T) {
 	}
 }
 
-// After a big command completes the buffer shrinks back.
+// After a big command completes the buffer is kept for the next one, and
+// shrinks back after a small one.
 func TestReaderBufferShrinksAfterBigCommand(t *testing.T) {
 	r := newReqReader()
 	big := strings.Repeat("v", 1<<20)
-	got, err := feedReader(r, encodeMultibulk("SET", "k", big), func() int { return 64 << 10 })
-	if err != nil || len(got) != 1 || got[0][2] != big {
-		t.Fatalf("big command: err %v, %d cmds", err, len(got))
+	for range 2 {
+		got, err := feedReader(r, encodeMultibulk("SET", "k", big), func() int { return 64 << 10 })
+		if err != nil || len(got) != 1 || got[0][2] != big {
+			t.Fatalf("big command: err %v, %d cmds", err, len(got))
+		}
+		if cap(r.buf) < 1<<20 {
+			t.Fatalf("buffer shrank to %d bytes between big commands", cap(r.buf))
+		}
+	}
+	got, err := feedReader(r, encodeMultibulk("GET", "k"), func() int { return 64 << 10 })
+	if err != nil || len(got) != 1 {
+		t.Fatalf("small command: err %v, %d cmds", err, len(got))
 	}
 	if cap(r.buf) > 4*protoIOBufLen {
 		t.Fatalf("buffer kept %d bytes after the command completed", cap(r.buf))

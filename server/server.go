@@ -133,6 +133,7 @@ type stats struct {
 	totalErrorReplies int64
 	netInput          atomic.Int64
 	netOutput         atomic.Int64
+	obufPeak          obufPeaks // client_recent_max_output_buffer (outbuf.go)
 	errorCounts       map[string]int64
 	unexpectedErrs    int64
 	expireCycleCPU    int64

@@ -1,0 +1,221 @@
+package server
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/aofserver/aofserver/config"
+)
+
+// replyChunkSize is Redis's PROTO_REPLY_CHUNK_BYTES: asynchronous output
+// (pub/sub, MONITOR, tracking pushes, replies behind them) is queued in
+// chunks of this size, as Redis's reply list, so that a growing backlog
+// never reallocates and copies itself (a doubling slice holds up to three
+// times its content while it grows, and leaves the old arrays to the GC)
+// and written chunks are reused instead of becoming garbage.
+const replyChunkSize = 16 << 10
+
+// maxWriteChunks bounds one writev of the push writer (1 MB): what it
+// holds in flight stays counted in the output buffer until written.
+const maxWriteChunks = 64
+
+var replyChunkPool = sync.Pool{New: func() any { return new([replyChunkSize]byte) }}
+
+// replyQueue is a client's asynchronous output (guarded by client.pushMu).
+type replyQueue struct {
+	chunks [][]byte // each backed by a pooled [replyChunkSize]byte
+	// queued and inflight are the allocated bytes (chunks × 16 KB) queued
+	// and handed to the writer: what getClientOutputBufferMemoryUsage
+	// counts (Redis counts its reply blocks' allocated sizes too).
+	queued   int64
+	inflight int64
+}
+
+// mem is the queue's output buffer memory (Redis's omem).
+func (q *replyQueue) mem() int64 { return q.queued + q.inflight }
+
+func (q *replyQueue) empty() bool { return len(q.chunks) == 0 }
+
+// write appends b, filling the last chunk first.
+func (q *replyQueue) write(b []byte) {
+	for len(b) > 0 {
+		n := len(q.chunks)
+		if n == 0 || len(q.chunks[n-1]) == replyChunkSize {
+			q.chunks = append(q.chunks, replyChunkPool.Get().(*[replyChunkSize]byte)[:0])
+			q.queued += replyChunkSize
+			n++
+		}
+		last := q.chunks[n-1]
+		k := copy(last[len(last):replyChunkSize], b)
+		q.chunks[n-1] = last[:len(last)+k]
+		b = b[k:]
+	}
+}
+
+// take moves up to maxWriteChunks chunks to bufs for the writer; they stay
+// counted (inflight) until done.
+func (q *replyQueue) take(bufs [][]byte) [][]byte {
+	n := min(len(q.chunks), maxWriteChunks)
+	bufs = append(bufs, q.chunks[:n]...)
+	k := copy(q.chunks, q.chunks[n:])
+	clear(q.chunks[k:])
+	q.chunks = q.chunks[:k]
+	q.queued -= int64(n) * replyChunkSize
+	q.inflight += int64(n) * replyChunkSize
+	return bufs
+}
+
+// done is the writer returning what take gave it.
+func (q *replyQueue) done(bufs [][]byte) {
+	q.inflight -= int64(len(bufs)) * replyChunkSize
+	putChunks(bufs)
+}
+
+// reset drops what is queued (the client is being closed).
+func (q *replyQueue) reset() {
+	putChunks(q.chunks)
+	q.chunks = nil
+	q.queued = 0
+}
+
+// bytes copies what is queued (tests).
+func (q *replyQueue) bytes() []byte {
+	var b []byte
+	for _, ch := range q.chunks {
+		b = append(b, ch...)
+	}
+	return b
+}
+
+func putChunks(bufs [][]byte) {
+	for i, ch := range bufs {
+		replyChunkPool.Put((*[replyChunkSize]byte)(ch[:replyChunkSize]))
+		bufs[i] = nil
+	}
+}
+
+// obufClass is the client-output-buffer-limit class of c's output
+// (getClientType for the purpose of the limits: MONITOR clients count as
+// normal, masters too). Under pushMu or s.mu.
+func (c *client) obufClass() int {
+	if c.pubsubOut {
+		return config.ClassPubSub
+	}
+	return config.ClassNormal
+}
+
+// obufLimitReached is Redis's checkClientOutputBufferLimits for used bytes
+// of output in class: the hard limit at once, the soft limit once it has
+// been reached continuously for more than its seconds (*softSince is
+// obuf_soft_limit_reached_time, in Unix seconds as server.unixtime).
+func (s *Server) obufLimitReached(class int, used int64, softSince *int64) bool {
+	lim := s.cfg.ClientOutputBufferLimit[class]
+	hard := lim.Hard > 0 && used >= lim.Hard
+	soft := lim.Soft > 0 && used >= lim.Soft
+	if soft {
+		now := time.Now().Unix()
+		if *softSince == 0 {
+			*softSince = now
+			soft = false // first time the soft limit is seen reached
+		} else if now-*softSince <= lim.SoftSeconds {
+			soft = false
+		}
+	} else {
+		*softSince = 0
+	}
+	return hard || soft
+}
+
+// obufPeaks is client_recent_max_output_buffer: the largest output buffer
+// seen per second over the last obufPeakSlots seconds (Redis's
+// CLIENTS_PEAK_MEM_USAGE_SLOTS, filled by clientsCronTrackExpansiveClients;
+// here by every check of a limit, so no client is missed between crons).
+type obufPeaks struct {
+	slots [obufPeakSlots]struct {
+		sec atomic.Int64
+		max atomic.Int64
+	}
+}
+
+const obufPeakSlots = 8
+
+func (p *obufPeaks) note(n int64) {
+	if n <= 0 {
+		return
+	}
+	now := time.Now().Unix()
+	sl := &p.slots[now%obufPeakSlots]
+	if sl.sec.Load() != now {
+		sl.sec.Store(now)
+		sl.max.Store(n)
+		return
+	}
+	for {
+		m := sl.max.Load()
+		if n <= m || sl.max.CompareAndSwap(m, n) {
+			return
+		}
+	}
+}
+
+func (p *obufPeaks) recent() int64 {
+	now := time.Now().Unix()
+	var m int64
+	for i := range p.slots {
+		sl := &p.slots[i]
+		if now-sl.sec.Load() < obufPeakSlots {
+			m = max(m, sl.max.Load())
+		}
+	}
+	return m
+}
+
+// clientBaseMem is what a connection costs before any buffer: the client
+// struct, its reader, its writer's goroutine stack when asynchronous (a
+// round figure of what they take: Redis counts sizeof(client) and its
+// 16 KB static reply buffer there).
+const clientBaseMem = 8 << 10
+
+// memoryUsage is Redis's getClientMemoryUsage (CLIENT LIST tot-mem, INFO
+// mem_clients_*): output buffer, query buffer, argv and MULTI queue, and
+// the connection's own footprint.
+func (c *client) memoryUsage(omem, rbs int64, multiMem int) int64 {
+	return omem + rbs + int64(multiMem) + int64(c.argvLenSum) + clientBaseMem
+}
+
+// recentMaxOutputBuffer is INFO client_recent_max_output_buffer: the
+// largest output buffer over the last seconds, the present ones included.
+// Under s.mu.
+func (s *Server) recentMaxOutputBuffer() int64 {
+	m := s.stats.obufPeak.recent()
+	for _, c := range s.clients {
+		m = max(m, c.outputMemory())
+	}
+	return m
+}
+
+// normalClientsMemory is INFO mem_clients_normal: getClientMemoryUsage
+// summed over the normal, pub/sub and master clients (replicas are
+// mem_clients_slaves). Under s.mu.
+func (s *Server) normalClientsMemory() int64 {
+	var n int64
+	for _, c := range s.clients {
+		if c.flags&flagReplica != 0 {
+			continue
+		}
+		n += c.memoryUsage(c.outputMemory(), c.qbufCap.Load(), c.multiMem())
+	}
+	return n
+}
+
+// multiMem is CLIENT LIST multi-mem: the arguments of the queued commands.
+func (c *client) multiMem() int {
+	n := 0
+	for _, q := range c.mstate {
+		for _, a := range q.argv {
+			n += len(a)
+		}
+	}
+	return n
+}
