@@ -161,3 +161,16 @@ func TestDiffAuthenticatedBeforeRequirepass(t *testing.T) {
 		cmd("AUTH", "pw2"),
 	})
 }
+
+// Commands replayed from the AOF are not calls: INFO commandstats and
+// total_commands_processed stay as they were (Redis runs the procs
+// without call()).
+func TestDiffAOFLoadingNotCounted(t *testing.T) {
+	p := newDiffPair(t, "--appendonly", "yes")
+	p.run([][]string{
+		cmd("SET", "a", "1"), cmd("INCR", "a"), cmd("SELECT", "2"), cmd("SET", "b", "x"), cmd("SELECT", "0"),
+		cmd("CONFIG", "RESETSTAT"), cmd("DEBUG", "LOADAOF"), cmd("GET", "a"),
+	})
+	p.sameCommandstats()
+	p.sameInfo("stats", "total_commands_processed")
+}

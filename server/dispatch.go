@@ -222,18 +222,18 @@ func (s *Server) call(c *client, cmd *command, argv [][]byte) {
 	if s.tracking.table != nil {
 		s.trackingAfterCall(c, cmd, argv)
 	}
-	// total_commands_processed counts what call() ran, nested calls
-	// included, not what processCommand rejected; AOF loading runs the
-	// procs without call() in Redis.
+	// total_commands_processed and the command's stats count what call()
+	// ran, nested calls included, not what processCommand rejected; AOF
+	// loading runs the procs without call() in Redis: none of it counts.
 	if !s.aofLoadingContext(c) {
 		s.stats.totalCommands++
-	}
-	cmd.calls++
-	cmd.usec += dur.Microseconds()
-	// curCmdFailed also covers errors replied without being counted
-	// (a script re-raising a redis.call error).
-	if s.curCmdFailed || s.stats.totalErrorReplies > s.errMark {
-		cmd.failed++
+		cmd.calls++
+		cmd.usec += dur.Microseconds()
+		// curCmdFailed also covers errors replied without being counted
+		// (a script re-raising a redis.call error).
+		if s.curCmdFailed || s.stats.totalErrorReplies > s.errMark {
+			cmd.failed++
+		}
 	}
 	s.errMark = s.stats.totalErrorReplies
 	c.totalCmds++
