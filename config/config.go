@@ -156,13 +156,24 @@ type Config struct {
 	saveLoaded  bool // Redis's static save_loaded
 }
 
+// replicationDirectives are implemented by the server's replication
+// (server/replication*.go), which reads them by name: they have no typed
+// field, and are not reported by NoEffect.
+var replicationDirectives = map[string]bool{
+	"replicaof": true, "masterauth": true, "masteruser": true,
+	"repl-diskless-sync": true, "repl-diskless-sync-delay": true, "repl-diskless-sync-max-replicas": true,
+	"repl-backlog-size": true, "repl-backlog-ttl": true, "repl-timeout": true, "repl-ping-replica-period": true,
+	"replica-read-only": true, "replica-serve-stale-data": true, "replica-priority": true, "replica-announced": true,
+	"replica-announce-ip": true, "replica-announce-port": true,
+}
+
 // Default returns Redis 7.0.15's built-in defaults (what redis-server uses
 // with no config file), plus aofserver's own directives.
 func Default() *Config {
 	c := &Config{raw: make(map[string]string), Implemented: make(map[string]bool), ActiveExpireEnabled: true}
 	for i := range directives {
 		d := &directives[i]
-		if d.field != nil || d.typed {
+		if d.field != nil || d.typed || replicationDirectives[d.name] {
 			c.Implemented[d.name] = true
 		}
 		if err := d.setArgs(c, d.defaultArgs()); err != "" {

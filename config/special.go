@@ -288,6 +288,17 @@ func setReplicaOf(d *directive, c *Config, args []string) string {
 	return ""
 }
 
+// SetReplicaOf records the master REPLICAOF set at run time ("" for NO
+// ONE), as Redis's masterhost/masterport that CONFIG GET replicaof and
+// CONFIG REWRITE read (the directive is immutable to CONFIG SET).
+func (c *Config) SetReplicaOf(host string, port int) {
+	if host == "" {
+		c.raw["replicaof"] = ""
+		return
+	}
+	c.raw["replicaof"] = host + " " + strconv.Itoa(port)
+}
+
 // strtol is strtol(s, &end, 10) with *end == '\0' required.
 func strtol(s string) (int64, bool) { return strtollFull(s) }
 

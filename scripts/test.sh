@@ -12,6 +12,18 @@ if ! command -v redis-server >/dev/null 2>&1 || ! command -v redis-cli >/dev/nul
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq redis-server redis-tools >/dev/null
 fi
+# redis-sentinel 7.0 for cmd/server's failover test (Sentinel over
+# aofserver). Under CI=true its absence fails the run, as the test would.
+if ! command -v redis-sentinel >/dev/null 2>&1; then
+  echo "== installing redis-sentinel (Debian)"
+  S=""
+  if [ "$(id -u)" != 0 ]; then S=sudo; fi
+  { $S apt-get update -qq && DEBIAN_FRONTEND=noninteractive $S apt-get install -y -qq redis-sentinel >/dev/null; } ||
+    echo "WARNING: could not install redis-sentinel"
+  if ! command -v redis-sentinel >/dev/null 2>&1 && [ "${CI:-}" = true ]; then
+    echo "FAIL: redis-sentinel is required under CI=true"; exit 1
+  fi
+fi
 # fuse3 for cmd/crashfs's power-cut test. As root crashfs mounts without
 # fusermount3, so a failed install is reported, not fatal; the test itself
 # fails under CI=true when /dev/fuse cannot be used.
@@ -30,7 +42,7 @@ if ! command -v nutcracker >/dev/null 2>&1 && [ ! -x /usr/sbin/nutcracker ]; the
   $S apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $S apt-get install -y -qq nutcracker >/dev/null
 fi
-# Debian starts redis-server and nutcracker services on install; our tests
+# Debian starts redis-server, redis-sentinel and nutcracker services on install; our tests
 # never use them (they listen on free ports of their own).
 redis-server --version
 

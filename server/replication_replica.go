@@ -102,6 +102,9 @@ func (s *Server) ReplicaOfFromConfig() {
 	}
 	s.mu.Lock()
 	s.replSetMaster(v[0], port)
+	// At start-up there is no cached master (Redis sets masterhost from
+	// the file, without replicationCacheMasterUsingMyself).
+	s.repl.link.psyncPossible = false
 	s.mu.Unlock()
 }
 
@@ -119,6 +122,7 @@ func (s *Server) replSetMaster(host string, port int) {
 		l.psyncPossible = s.repl.backlog != nil
 	}
 	s.repl.link = l
+	s.cfg.SetReplicaOf(host, port) // CONFIG GET replicaof, CONFIG REWRITE
 	// Replicas of ours resync with the new history.
 	for _, r := range s.repl.replicas {
 		s.dropReplica(r, "master changed")
@@ -135,6 +139,7 @@ func (s *Server) replUnsetMaster() {
 	l := s.repl.link
 	l.close()
 	s.repl.link = nil
+	s.cfg.SetReplicaOf("", 0)
 	s.shiftReplicationID()
 	if s.repl.backlog == nil {
 		s.createBacklog()

@@ -406,3 +406,52 @@ func TestRedisCliRdbAndReplica(t *testing.T) {
 		}
 	}
 }
+
+// TestSentinelCommandsMatchRedis sends what Redis Sentinel 7.0 sends an
+// instance (sentinel.c: CLIENT SETNAME, PING, INFO, SUBSCRIBE and PUBLISH
+// on __sentinel__:hello, the MULTI ... EXEC of sentinelSendSlaveOf with
+// CONFIG REWRITE and CLIENT KILL TYPE normal/pubsub, SCRIPT KILL on BUSY)
+// to ours and to redis-server, and requires the same replies.
+func TestSentinelCommandsMatchRedis(t *testing.T) {
+	real := startRealRedis(t)
+	ours := startOurServer(t)
+	run := func(addr string) []string {
+		var out []string
+		add := func(s string) { out = append(out, s) }
+		cmd, ps, idle := dial(t, addr), dial(t, addr), dial(t, addr)
+		add(cmd.do("CLIENT", "SETNAME", "sentinel-0123abcd-cmd"))
+		add(ps.do("CLIENT", "SETNAME", "sentinel-0123abcd-pubsub"))
+		add(ps.do("SUBSCRIBE", "__sentinel__:hello"))
+		add(idle.do("PING"))
+		// Only these three clients: the kill counts below are compared.
+		eventually(t, "three clients", func() bool {
+			return strings.Count(bulkText(cmd.do("CLIENT", "LIST")), "\n") == 3
+		})
+		add(cmd.do("PING"))
+		hello := "127.0.0.1,26379,0123abcd0123abcd0123abcd0123abcd0123abcd,0,mymaster,127.0.0.1,6379,0"
+		add(cmd.do("PUBLISH", "__sentinel__:hello", hello))
+		ps.nc.SetReadDeadline(time.Now().Add(10 * time.Second))
+		add(ps.read())
+		if info := bulkText(cmd.do("INFO")); !strings.Contains(info, "\r\nrun_id:") || !strings.Contains(info, "\r\nrole:master\r\n") {
+			t.Fatalf("INFO lacks what Sentinel parses:\n%s", info)
+		}
+		add(cmd.do("SCRIPT", "KILL"))
+		for _, c := range [][]string{{"MULTI"}, {"SLAVEOF", "NO", "ONE"}, {"CONFIG", "REWRITE"},
+			{"CLIENT", "KILL", "TYPE", "normal"}, {"CLIENT", "KILL", "TYPE", "pubsub"}, {"EXEC"}} {
+			add(cmd.do(c...))
+		}
+		// The killed clients are gone; Sentinel's own link is not.
+		ps.nc.SetReadDeadline(time.Now().Add(10 * time.Second))
+		if _, err := ps.br.ReadByte(); err == nil {
+			t.Fatal("the pubsub client was not killed")
+		}
+		add(cmd.do("ROLE"))
+		return out
+	}
+	want, got := run(real.addr), run(ours.addr)
+	for i := range want {
+		if i >= len(got) || got[i] != want[i] {
+			t.Fatalf("reply %d: ours %q, redis %q\nours:  %q\nredis: %q", i, got[min(i, len(got)-1)], want[i], got, want)
+		}
+	}
+}
