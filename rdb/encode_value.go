@@ -308,35 +308,76 @@ func qlAllowInsert(nodeSz, nodeCount, fill, sz int) bool {
 	return nodeCount < fill
 }
 
-// appendQuicklist writes a LIST_QUICKLIST_2 body, splitting elements into
-// nodes as a sequence of RPUSHes into a new key would.
-func (w *valueWriter) appendQuicklist(dst []byte, list [][]byte) []byte {
-	fill := w.limits.ListMaxListpackSize
+// qlSplit follows how RPUSHes into a new list fill quicklist nodes.
+type qlSplit struct {
+	fill, threshold   int
+	nodes             int
+	nodeSz, nodeCount int
+	plain             bool
+}
+
+const (
+	qlSameNode = iota
+	qlNewPacked
+	qlNewPlain
+)
+
+func newQLSplit(limits Limits) qlSplit {
+	fill := limits.ListMaxListpackSize
 	if fill > qlFillMax {
 		fill = qlFillMax
 	} else if fill < -5 {
 		fill = -5
 	}
-	// bounds[i] is the index of the first element of node i; a negative
-	// entry -(i+1) marks a PLAIN node holding element i alone.
-	w.bounds = w.bounds[:0]
-	nodeSz, nodeCount := 0, 0
-	plain := false
-	threshold := w.limits.ListPackedThreshold
+	threshold := limits.ListPackedThreshold
 	if threshold <= 0 {
 		threshold = qlPackedThreshold
 	}
+	return qlSplit{fill: fill, threshold: threshold}
+}
+
+// add places the next element: in the current node or a new one.
+func (q *qlSplit) add(e []byte) int {
+	switch {
+	case len(e) >= q.threshold:
+		q.nodes++
+		q.plain = true
+		return qlNewPlain
+	case q.nodes > 0 && !q.plain && qlAllowInsert(q.nodeSz, q.nodeCount, q.fill, len(e)):
+		q.nodeSz += lpEntrySize(e)
+		q.nodeCount++
+		return qlSameNode
+	default:
+		q.nodes++
+		q.nodeSz, q.nodeCount, q.plain = lpEmptySize+lpEntrySize(e), 1, false
+		return qlNewPacked
+	}
+}
+
+// QuicklistNodes counts the quicklist nodes that n elements pushed in
+// order into a new list fill (the split appendQuicklist writes), stopping
+// once the count passes max.
+func QuicklistNodes(n int, elem func(i int) []byte, limits Limits, max int) int {
+	split := newQLSplit(limits)
+	for i := 0; i < n && split.nodes <= max; i++ {
+		split.add(elem(i))
+	}
+	return split.nodes
+}
+
+// appendQuicklist writes a LIST_QUICKLIST_2 body, splitting elements into
+// nodes as a sequence of RPUSHes into a new key would.
+func (w *valueWriter) appendQuicklist(dst []byte, list [][]byte) []byte {
+	// bounds[i] is the index of the first element of node i; a negative
+	// entry -(i+1) marks a PLAIN node holding element i alone.
+	w.bounds = w.bounds[:0]
+	split := newQLSplit(w.limits)
 	for i, e := range list {
-		switch {
-		case len(e) >= threshold:
+		switch split.add(e) {
+		case qlNewPlain:
 			w.bounds = append(w.bounds, -(i + 1))
-			plain = true
-		case len(w.bounds) > 0 && !plain && qlAllowInsert(nodeSz, nodeCount, fill, len(e)):
-			nodeSz += lpEntrySize(e)
-			nodeCount++
-		default:
+		case qlNewPacked:
 			w.bounds = append(w.bounds, i)
-			nodeSz, nodeCount, plain = lpEmptySize+lpEntrySize(e), 1, false
 		}
 	}
 	nodes := len(w.bounds)

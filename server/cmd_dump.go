@@ -96,7 +96,7 @@ func restoreCommand(c *client, argv [][]byte) {
 	}
 	deleted := false
 	if replace {
-		deleted = s.deleteKey(c.db, key)
+		deleted = s.deleteKeyLazy(c.db, key, s.cfg.LazyfreeLazyServerDel)
 	}
 	if ttl > 0 && !absttl {
 		now := s.nowMs()

@@ -14,7 +14,7 @@ func init() {
 	w, r := cmdWrite, cmdReadonly
 	register(
 		k("del", -2, w, 1, -1, 1, delCommand, "Delete a key", "1.0.0", "@write", "@slow"),
-		k("unlink", -2, w|cmdFast, 1, -1, 1, delCommand, "Delete a key asynchronously in another thread. Otherwise it is just as DEL, but non blocking.", "4.0.0", "@write", "@fast"),
+		k("unlink", -2, w|cmdFast, 1, -1, 1, unlinkCommand, "Delete a key asynchronously in another thread. Otherwise it is just as DEL, but non blocking.", "4.0.0", "@write", "@fast"),
 		k("exists", -2, r|cmdFast, 1, -1, 1, existsCommand, "Determine if a key exists", "1.0.0", "@read", "@fast"),
 		k("touch", -2, r|cmdFast, 1, -1, 1, touchCommand, "Alters the last access time of a key(s). Returns the number of existing keys specified.", "3.2.1", "@read", "@fast"),
 		k("type", 2, r|cmdFast, 1, 1, 1, typeCommand, "Determine the type stored at key", "1.0.0", "@read", "@fast"),
@@ -47,12 +47,16 @@ func init() {
 	)
 }
 
-func delCommand(c *client, argv [][]byte) {
+func delCommand(c *client, argv [][]byte) { delGeneric(c, argv, c.srv.cfg.LazyfreeLazyUserDel) }
+
+func unlinkCommand(c *client, argv [][]byte) { delGeneric(c, argv, true) }
+
+func delGeneric(c *client, argv [][]byte, lazy bool) {
 	s := c.srv
 	n := int64(0)
 	for _, key := range argv[1:] {
 		s.expireIfNeeded(c.db, key)
-		if s.deleteKey(c.db, key) {
+		if s.deleteKeyLazy(c.db, key, lazy) {
 			s.signalModifiedKey(c.db, key)
 			s.notify(notifyGeneric, "del", key, c.db.id)
 			n++
@@ -298,7 +302,7 @@ func renameGeneric(c *client, argv [][]byte, nx bool) {
 			c.integer(0)
 			return
 		}
-		s.deleteKey(c.db, dst)
+		s.deleteKeyLazy(c.db, dst, s.cfg.LazyfreeLazyServerDel)
 	}
 	s.beforeModify(c.db, bstr(src))
 	s.removeKey(c.db, bstr(src))
@@ -409,7 +413,7 @@ func copyCommand(c *client, argv [][]byte) {
 			c.integer(0)
 			return
 		}
-		s.deleteKey(dst, argv[2])
+		s.deleteKeyLazy(dst, argv[2], s.cfg.LazyfreeLazyServerDel)
 	}
 	when := c.db.expireAt(bstr(argv[1]))
 	s.addKey(dst, argv[2], objClone(e))
@@ -475,31 +479,38 @@ func (s *Server) swapDBs(a, b int) {
 
 func dbsizeCommand(c *client, argv [][]byte) { c.integer(int64(c.db.size())) }
 
-func parseFlushFlags(c *client, argv [][]byte) bool {
-	if len(argv) > 2 {
-		c.errSyntax()
-		return false
+// parseFlushFlags is getFlushCommandFlags: SYNC or ASYNC, by default
+// lazyfree-lazy-user-flush.
+func parseFlushFlags(c *client, argv [][]byte) (async, ok bool) {
+	switch {
+	case len(argv) == 1:
+		return c.srv.cfg.LazyfreeLazyUserFlush, true
+	case len(argv) == 2 && eqFold(argv[1], "sync"):
+		return false, true
+	case len(argv) == 2 && eqFold(argv[1], "async"):
+		return true, true
 	}
-	if len(argv) == 2 && !eqFold(argv[1], "sync") && !eqFold(argv[1], "async") {
-		c.errSyntax()
-		return false
-	}
-	return true
+	c.errSyntax()
+	return false, false
 }
 
 func flushdbCommand(c *client, argv [][]byte) {
-	if !parseFlushFlags(c, argv) {
+	async, ok := parseFlushFlags(c, argv)
+	if !ok {
 		return
 	}
 	s := c.srv
-	s.dirty += int64(s.emptyDB(c.db))
+	n := s.emptyDB(c.db)
+	s.flushedLazily(n, async)
+	s.dirty += int64(n)
 	s.trackingInvalidateKeysOnFlush()
 	s.dirty++ // always propagated, even on an empty DB
 	c.ok()
 }
 
 func flushallCommand(c *client, argv [][]byte) {
-	if !parseFlushFlags(c, argv) {
+	async, ok := parseFlushFlags(c, argv)
+	if !ok {
 		return
 	}
 	s := c.srv
@@ -507,6 +518,7 @@ func flushallCommand(c *client, argv [][]byte) {
 	for _, db := range s.dbs {
 		n += s.emptyDB(db)
 	}
+	s.flushedLazily(n, async)
 	s.dirty += int64(n)
 	s.trackingInvalidateKeysOnFlush()
 	s.flushallSave()
@@ -619,7 +631,7 @@ func expireGeneric(c *client, argv [][]byte, base int64, unit int64, name string
 		}
 	}
 	if when <= s.nowMs() && !s.loading {
-		s.deleteKey(c.db, key)
+		s.deleteKeyLazy(c.db, key, s.cfg.LazyfreeLazyExpire)
 		s.dirty++
 		s.signalModifiedKey(c.db, key)
 		s.notify(notifyGeneric, "del", key, c.db.id)

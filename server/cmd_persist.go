@@ -188,7 +188,7 @@ func (s *Server) resetStats() {
 	st := &s.stats
 	st.totalConns, st.totalCommands, st.rejectedConns = 0, 0, 0
 	st.expiredKeys, st.evictedKeys, st.keyspaceHits, st.keyspaceMisses = 0, 0, 0, 0
-	st.totalErrorReplies, st.unexpectedErrs = 0, 0
+	st.totalErrorReplies, st.unexpectedErrs, st.lazyfreedObjects = 0, 0, 0
 	st.netInput.Store(0)
 	st.netOutput.Store(0)
 	st.errorCounts = map[string]int64{}

@@ -255,7 +255,7 @@ func getdelCommand(c *client, argv [][]byte) {
 		return
 	}
 	c.bulk(v)
-	s.deleteKey(c.db, argv[1])
+	s.deleteKeyLazy(c.db, argv[1], s.cfg.LazyfreeLazyUserDel)
 	s.dirty++
 	s.signalModifiedKey(c.db, argv[1])
 	s.notify(notifyGeneric, "del", argv[1], c.db.id)
@@ -291,7 +291,7 @@ func getexCommand(c *client, argv [][]byte) {
 	key := argv[1]
 	switch {
 	case when >= 0 && when <= s.nowMs():
-		s.deleteKey(c.db, key)
+		s.deleteKeyLazy(c.db, key, s.cfg.LazyfreeLazyExpire)
 		s.dirty++
 		s.signalModifiedKey(c.db, key)
 		s.notify(notifyGeneric, "del", key, c.db.id)

@@ -3,8 +3,10 @@ package server
 import (
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Differences found sweeping Redis 7.0.15's tests/unit/*.tcl for a single
@@ -87,7 +89,11 @@ func TestDiffMemoryUsageArgsAndDoctor(t *testing.T) {
 func (p *diffPair) sameInfo(section, field string) {
 	p.t.Helper()
 	oc, rc := p.conn(1)
-	if got, want := infoField(oc, section, field), infoField(rc, section, field); got != want {
+	got, want := infoField(oc, section, field), infoField(rc, section, field)
+	if want == "" {
+		p.t.Fatalf("INFO %s has no %s", section, field)
+	}
+	if got != want {
 		p.mismatch("INFO %s %s: ours %q, redis %q (after %q)", section, field, got, want, p.hist)
 	}
 }
@@ -173,4 +179,63 @@ func TestDiffAOFLoadingNotCounted(t *testing.T) {
 	})
 	p.sameCommandstats()
 	p.sameInfo("stats", "total_commands_processed")
+}
+
+// lazyfree.tcl: lazyfreed_objects counts values freed in the background
+// (effort above LAZYFREE_THRESHOLD, deleted with UNLINK or a lazyfree
+// option on) and the keys of databases flushed asynchronously.
+func TestDiffLazyfreedObjects(t *testing.T) {
+	p := newDiffPair(t)
+	fill := func(script string, n int) []string {
+		return cmd("EVAL", script, "1", "k", strconv.Itoa(n))
+	}
+	const (
+		sadd  = "for i=1,tonumber(ARGV[1]) do redis.call('sadd', KEYS[1], i) end"
+		hset  = "for i=1,tonumber(ARGV[1]) do redis.call('hset', KEYS[1], i, i) end"
+		zadd  = "for i=1,tonumber(ARGV[1]) do redis.call('zadd', KEYS[1], i, i) end"
+		rpush = "for i=1,tonumber(ARGV[1]) do redis.call('rpush', KEYS[1], string.rep('x', 1000)) end"
+		xadd  = "for i=1,tonumber(ARGV[1]) do redis.call('xadd', KEYS[1], '*', 'foo', i) end"
+	)
+	steps := [][][]string{
+		{cmd("CONFIG", "RESETSTAT")},
+		{fill(sadd, 1000), cmd("UNLINK", "k")},
+		{fill(sadd, 100), cmd("UNLINK", "k")}, // an intset: one allocation
+		{fill(sadd, 1000), cmd("DEL", "k")},   // DEL is synchronous by default
+		{cmd("CONFIG", "SET", "lazyfree-lazy-user-del", "yes"), fill(hset, 600), cmd("DEL", "k")},
+		{fill(hset, 60), cmd("DEL", "k")},
+		{fill(zadd, 200), cmd("GETDEL", "k")},
+		{fill(zadd, 200), cmd("UNLINK", "k")},
+		{fill(rpush, 100), cmd("UNLINK", "k")},  // 13 quicklist nodes
+		{fill(rpush, 2000), cmd("UNLINK", "k")}, // 250 nodes
+		{fill(rpush, 512), cmd("UNLINK", "k")},  // 64 nodes: not above the threshold
+		{fill(rpush, 513), cmd("UNLINK", "k")},  // 65
+		{fill(sadd, 1000), cmd("CONFIG", "SET", "lazyfree-lazy-server-del", "yes"), cmd("SET", "k", "v")},
+		{fill(sadd, 1000), cmd("SET", "k2", "v"), cmd("RENAME", "k2", "k")},
+		{fill(sadd, 1000), cmd("CONFIG", "SET", "lazyfree-lazy-expire", "yes"), cmd("EXPIRE", "k", "-1")},
+		{cmd("CONFIG", "SET", "stream-node-max-entries", "5"), fill(xadd, 1000),
+			cmd("XGROUP", "CREATE", "k", "g", "0"), nocmp("XREADGROUP", "GROUP", "g", "Alice", "COUNT", "2", "STREAMS", "k", ">"),
+			cmd("UNLINK", "k")},
+		{fill(xadd, 1), cmd("XGROUP", "CREATE", "k", "bla", "$"), cmd("XGROUP", "DESTROY", "k", "bla"), cmd("UNLINK", "k")},
+		{cmd("MSET", "a", "1", "b", "2", "c", "3"), cmd("FLUSHALL", "ASYNC")},
+		{cmd("MSET", "a", "1", "b", "2"), cmd("FLUSHDB", "SYNC")},
+		{cmd("MSET", "a", "1", "b", "2"), cmd("CONFIG", "SET", "lazyfree-lazy-user-flush", "yes"), cmd("FLUSHDB")},
+		{cmd("CONFIG", "RESETSTAT")},
+	}
+	oc, rc := p.conn(1)
+	for _, s := range steps {
+		p.run(s)
+		// Redis's background thread must be done (lazyfree.tcl waits
+		// too); ours frees nothing in the background.
+		deadline := time.Now().Add(10 * time.Second)
+		for infoField(rc, "memory", "lazyfree_pending_objects") != "0" {
+			if time.Now().After(deadline) {
+				t.Fatal("redis-server's lazyfree never finished")
+			}
+			time.Sleep(time.Millisecond)
+		}
+		if got := infoField(oc, "memory", "lazyfree_pending_objects"); got != "0" {
+			t.Fatalf("lazyfree_pending_objects: %s", got)
+		}
+		p.sameInfo("memory", "lazyfreed_objects")
+	}
 }

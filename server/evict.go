@@ -701,7 +701,7 @@ func (s *Server) evictCycle(toFree int64) int {
 func (s *Server) evictKey(db *DB, key []byte) {
 	k := cloneBytes(key)
 	t0 := monoNow()
-	s.deleteKey(db, k)
+	s.deleteKeyLazy(db, k, s.cfg.LazyfreeLazyEviction)
 	s.latency.maybeAdd("eviction-del", time.Duration(monoNow()-t0), s.cfg.LatencyMonitorThreshold)
 	s.stats.evictedKeys++
 	s.signalModifiedKey(db, k)

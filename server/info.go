@@ -179,7 +179,7 @@ func (s *Server) genInfo(want map[string]bool) string {
 		f("mem_allocator", "go-"+runtime.Version())
 		f("active_defrag_running", 0)
 		f("lazyfree_pending_objects", 0)
-		f("lazyfreed_objects", 0)
+		f("lazyfreed_objects", s.stats.lazyfreedObjects)
 	}
 	if want["persistence"] {
 		sep("Persistence")

@@ -35,8 +35,7 @@ func (s *Server) deleteExpired(db *DB, key []byte) {
 	if s.pauseActive() {
 		return // CLIENT PAUSE: no key expires meanwhile
 	}
-	s.beforeModify(db, bstr(key))
-	s.removeKey(db, bstr(key))
+	s.deleteKeyLazy(db, key, s.cfg.LazyfreeLazyExpire)
 	s.stats.expiredKeys++
 	cmd := "DEL"
 	if s.cfg.LazyfreeLazyExpire {
@@ -122,6 +121,7 @@ func (s *Server) setKey(db *DB, key []byte, v entry, keepTTL bool) {
 		}
 		s.inheritAccess(&v, p)
 		s.memReplace(db, key, *p, &v)
+		s.freeValue(*p, s.cfg.LazyfreeLazyServerDel) // dbSetValue's overwrite
 		*p = v
 	} else {
 		s.initAccess(&v)

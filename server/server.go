@@ -137,6 +137,7 @@ type stats struct {
 	errorCounts       map[string]int64
 	unexpectedErrs    int64
 	expireCycleCPU    int64
+	lazyfreedObjects  int64 // lazyfree.go
 }
 
 // New builds a server from cfg. It does not load data or listen yet.
