@@ -349,7 +349,7 @@ func (c *client) pushParts(a, b, cc []byte) {
 	used := c.pushQ.mem()
 	c.srv.stats.obufPeak.note(used)
 	if c.conn != nil && c.srv.obufLimitReached(c.obufClass(), used, &c.obufSoftSince) {
-		c.closeOnObufLimitLocked(used)
+		c.closeOnObufLimitLocked(used, true)
 		return
 	}
 	if c.obufSoftSince != 0 && c.obufSoftTimer == nil {
@@ -358,11 +358,12 @@ func (c *client) pushParts(a, b, cc []byte) {
 	c.pushCond.Signal()
 }
 
-// armSoftLimitTimer rechecks c's output buffer at the first second the
-// soft limit it reached may close it. Under pushMu and s.mu.
+// armSoftLimitTimer rechecks c's output buffer in the first second the
+// soft limit it reached may close it, about when clientsCron (every 100 ms
+// at the default hz) would. Under pushMu and s.mu.
 func (c *client) armSoftLimitTimer() {
 	secs := c.srv.cfg.ClientOutputBufferLimit[c.obufClass()].SoftSeconds
-	at := time.Unix(c.obufSoftSince+secs+1, 0)
+	at := time.Unix(c.obufSoftSince+secs+1, 0).Add(100 * time.Millisecond)
 	c.obufSoftTimer = time.AfterFunc(time.Until(at), func() {
 		s := c.srv
 		s.mu.Lock()
@@ -370,7 +371,7 @@ func (c *client) armSoftLimitTimer() {
 		c.pushMu.Lock()
 		c.obufSoftTimer = nil
 		c.pushMu.Unlock()
-		c.checkOutputLimit(c.outHeld.Load())
+		c.checkOutputLimit(c.outHeld.Load(), false)
 	})
 }
 
@@ -378,8 +379,9 @@ func (c *client) armSoftLimitTimer() {
 // of c: pending is the size of its replies not queued yet (c.out). Redis
 // counts only what overflows its 16 KB static reply buffer, so smaller
 // replies are never checked. It reports whether c is being closed. Under
-// s.mu.
-func (c *client) checkOutputLimit(pending int64) bool {
+// s.mu. async: from a reply (the client is closed by the loop, "scheduled
+// to be closed ASAP" in the log), or from the cron's recheck ("closed").
+func (c *client) checkOutputLimit(pending int64, async bool) bool {
 	c.pushMu.Lock()
 	defer c.pushMu.Unlock()
 	if c.closed || c.conn == nil { // a fake client is never freed here
@@ -397,21 +399,25 @@ func (c *client) checkOutputLimit(pending int64) bool {
 		}
 		return false
 	}
-	c.closeOnObufLimitLocked(used)
+	c.closeOnObufLimitLocked(used, async)
 	return true
 }
 
 // closeOnObufLimitLocked closes c for its output buffer of used bytes
 // (freeClientAsync: nothing more is written to it) with Redis's log line,
 // which shows the omem that got it closed. Under pushMu and s.mu.
-func (c *client) closeOnObufLimitLocked(used int64) {
+func (c *client) closeOnObufLimitLocked(used int64, async bool) {
 	if c.obufSoftTimer != nil {
 		c.obufSoftTimer.Stop()
 		c.obufSoftTimer = nil
 	}
 	c.closed = true
 	c.closeReason = "output buffer limit"
-	c.srv.log.Warn().Msgf("Client %s scheduled to be closed ASAP for overcoming of output buffer limits.", c.infoLineOmem(nil, used))
+	if async {
+		c.srv.log.Warn().Msgf("Client %s scheduled to be closed ASAP for overcoming of output buffer limits.", c.infoLineOmem(nil, used))
+	} else {
+		c.srv.log.Warn().Msgf("Client %s closed for overcoming of output buffer limits.", c.infoLineOmem(nil, used))
+	}
 	c.pushQ.reset()
 	c.flags |= flagCloseASAP
 	c.conn.Close()

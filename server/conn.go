@@ -265,7 +265,7 @@ func (s *Server) execChunk(c *client, i, n int) (next int, a *aof.AOF, ok bool) 
 		if c.flags&(flagReplyOff|flagReplySkip|flagReplySkipNext) != 0 {
 			c.applyReplyMode(mark)
 		}
-		if len(c.out) > replyChunkSize && c.checkOutputLimit(int64(len(c.out))) {
+		if len(c.out) > replyChunkSize && c.checkOutputLimit(int64(len(c.out)), true) {
 			c.out = c.out[:0] // freeClientAsync: nothing more is written
 		}
 		if c.flags&(flagCloseAfterReply|flagCloseASAP) != 0 {

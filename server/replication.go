@@ -111,6 +111,8 @@ type replStart struct {
 	file *os.File
 	size int64
 	xfer *disklessXfer
+	// timeout is repl-timeout, read under mu for the writer.
+	timeout time.Duration
 }
 
 // replBacklog is the circular backlog of the stream.
@@ -324,7 +326,7 @@ func (s *Server) replPush(r *replica, b []byte) {
 		c.closed = true
 		c.closeReason = "output buffer limit"
 		c.pushBuf = nil
-		s.log.Warn().Msgf("Client %s scheduled to be closed ASAP for overcoming of output buffer limits.", c.infoLine())
+		s.log.Warn().Msgf("Client %s scheduled to be closed ASAP for overcoming of output buffer limits.", c.infoLineOmem(nil, n)) // infoLine takes pushMu
 		c.conn.Close()
 	}
 	c.pushCond.Broadcast()
@@ -673,7 +675,7 @@ func (s *Server) replDiskSnapshotDone(ok bool) {
 		}
 		r.state = replSendBulk
 		r.started = true
-		r.start <- replStart{hdr: r.hdrLine, file: f, size: st.Size()}
+		r.start <- replStart{hdr: r.hdrLine, file: f, size: st.Size(), timeout: s.replTimeout()}
 		r.hdrLine = nil
 	}
 	s.replStartPending()
@@ -688,6 +690,7 @@ type disklessXfer struct {
 	done     chan struct{}
 	mu       sync.Mutex
 	failed   map[*replica]bool // replicas whose socket failed (under mu)
+	timeout  time.Duration     // repl-timeout: the longest a write may block
 }
 
 func (x *disklessXfer) fail(r *replica) {
@@ -706,7 +709,7 @@ func (x *disklessXfer) isFailed(r *replica) bool {
 // snapshot's feeder writes the RDB to the sockets.
 func (s *Server) startDisklessXfer(rs []*replica) {
 	sn := s.startSnapshot(false)
-	x := &disklessXfer{sn: sn, mark: randomHex40(), replicas: rs, done: make(chan struct{}), failed: map[*replica]bool{}}
+	x := &disklessXfer{sn: sn, mark: randomHex40(), replicas: rs, done: make(chan struct{}), failed: map[*replica]bool{}, timeout: s.replTimeout()}
 	s.repl.diskless = x
 	x.ready.Add(len(rs))
 	for _, r := range rs {
@@ -777,7 +780,16 @@ func (w *teeWriter) Write(p []byte) (int, error) {
 		if w.x.isFailed(r) {
 			continue
 		}
-		if _, err := r.c.conn.Write(p); err != nil {
+		// A replica that stops reading holds the others' transfer for
+		// repl-timeout at most (Redis's "Disconnecting timedout replica
+		// (full sync)").
+		r.c.conn.SetWriteDeadline(time.Now().Add(w.x.timeout))
+		_, err := r.c.conn.Write(p)
+		r.c.conn.SetWriteDeadline(time.Time{})
+		if err != nil {
+			if isTimeout(err) {
+				w.s.log.Warn().Msgf("Disconnecting timedout replica (full sync): %s", r.name())
+			}
 			w.x.fail(r)
 			r.c.conn.Close()
 			continue
@@ -833,7 +845,7 @@ wait:
 	}
 	switch {
 	case st.file != nil:
-		err := s.sendRDBFile(c, st.file, st.size)
+		err := s.sendRDBFile(r, st.file, st.size, st.timeout)
 		st.file.Close()
 		if err != nil {
 			return
@@ -897,16 +909,43 @@ func (s *Server) replClosed(c *client) <-chan struct{} {
 	return ch
 }
 
-func (s *Server) sendRDBFile(c *client, f *os.File, size int64) error {
-	if _, err := c.conn.Write([]byte("$" + strconv.FormatInt(size, 10) + "\r\n")); err != nil {
+// sendRDBFile sends dump.rdb as a bulk; a replica that reads nothing for
+// repl-timeout is dropped (sendBulkToSlave's write would wait no longer).
+func (s *Server) sendRDBFile(r *replica, f *os.File, size int64, timeout time.Duration) error {
+	c := r.c
+	defer c.conn.SetWriteDeadline(time.Time{})
+	w := deadlineWriter{c.conn, timeout}
+	if _, err := w.Write([]byte("$" + strconv.FormatInt(size, 10) + "\r\n")); err != nil {
 		return err
 	}
-	n, err := io.Copy(c.conn, f)
+	n, err := io.Copy(w, f)
+	if isTimeout(err) {
+		s.log.Warn().Msgf("Disconnecting timedout replica (full sync): %s", r.name())
+	}
 	s.stats.netOutput.Add(n)
 	if err == nil && n != size {
 		err = fmt.Errorf("RDB changed while sent: %d of %d bytes", n, size)
 	}
 	return err
+}
+
+// deadlineWriter renews the connection's write deadline before each write.
+type deadlineWriter struct {
+	c       net.Conn
+	timeout time.Duration
+}
+
+func (d deadlineWriter) Write(p []byte) (int, error) {
+	d.c.SetWriteDeadline(time.Now().Add(d.timeout))
+	return d.c.Write(p)
+}
+
+// replTimeout is repl-timeout as a duration (under mu).
+func (s *Server) replTimeout() time.Duration {
+	if t := s.replCfgInt("repl-timeout"); t > 0 {
+		return time.Duration(t) * time.Second
+	}
+	return 60 * time.Second
 }
 
 // replPutOnline is putSlaveOnline.
@@ -945,9 +984,8 @@ func (s *Server) replicaGone(r *replica) {
 			break
 		}
 	}
-	if r.state == replOnline {
-		s.log.Info().Msgf("Connection with replica %s lost.", r.name())
-	}
+	// Redis's freeClient logs it for a replica in any state.
+	s.log.Warn().Msgf("Connection with replica %s lost.", r.name())
 	if len(s.repl.replicas) == 0 {
 		s.repl.noReplicasSince = time.Now()
 	}
