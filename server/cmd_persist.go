@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/aofserver/aofserver/aof"
+	"github.com/aofserver/aofserver/config"
 )
 
 func init() {
@@ -173,6 +174,10 @@ func (s *Server) applyConfig(changed []string) error {
 			}
 		case "notify-keyspace-events":
 			s.reloadNotifyFlags()
+		case "maxclients":
+			if err := s.updateMaxclients(); err != nil {
+				return &config.ApplyError{Name: name, Err: err}
+			}
 		}
 	}
 	return nil

@@ -239,3 +239,29 @@ func TestDiffLazyfreedObjects(t *testing.T) {
 		p.sameInfo("memory", "lazyfreed_objects")
 	}
 }
+
+// CONFIG SET maxclients raises RLIMIT_NOFILE as Redis's
+// adjustOpenFilesLimit; a number of clients the system cannot take is
+// refused (with the best it can take, which depends on each process's
+// limits) and rolled back.
+func TestDiffConfigSetMaxclientsRlimit(t *testing.T) {
+	p := newDiffPair(t)
+	oc, rc := p.conn(0)
+	const prefix = "-ERR CONFIG SET failed (possibly related to argument 'maxclients') - The operating system is not able to handle the specified number of clients, try with "
+	// Above the default fs.nr_open (1048576), so that even a privileged
+	// process cannot; Redis tries every 16th limit down from there.
+	got, want := oc.do("CONFIG", "SET", "maxclients", "2000000"), rc.do("CONFIG", "SET", "maxclients", "2000000")
+	if got == "+OK\r\n" && want == got {
+		t.Skip("this system takes 2000000 clients")
+	}
+	if !strings.HasPrefix(got, prefix) || !strings.HasPrefix(want, prefix) {
+		t.Fatalf("CONFIG SET maxclients 2000000: ours %q, redis %q", got, want)
+	}
+	p.run([][]string{
+		cmd("CONFIG", "GET", "maxclients"),
+		cmd("CONFIG", "SET", "maxclients", "2000000", "hz", "50"),
+		cmd("CONFIG", "GET", "hz"),
+		cmd("CONFIG", "SET", "maxclients", "5000"),
+		cmd("CONFIG", "GET", "maxclients"),
+	})
+}

@@ -166,6 +166,7 @@ func New(cfg *config.Config, log zerolog.Logger) (*Server, error) {
 	s.latency.init()
 	s.persist.init()
 	s.updateLRUClock()
+	s.adjustOpenFilesLimit()
 	return s, nil
 }
 
