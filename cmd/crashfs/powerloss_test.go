@@ -194,13 +194,14 @@ func powerCut(t *testing.T, crashfsExe, exe string, c plCase) plResult {
 	}
 	// The server has been running a while: what it created at startup
 	// (appendonlydir, the first manifest) has reached the disk. Not so
-	// for fresh-start: the cut comes 1.5 s after the first start, and in
-	// strict mode only what the server fsynced (files and directories)
-	// is there.
+	// for fresh-start: the cut comes once loadAcks INCRs were acknowledged
+	// after the first start, and in strict mode only what the server
+	// fsynced (files and directories) is there.
 	if c.sc != scFresh {
 		m.ctl(t, "sync")
 	}
 
+	fsyncs0 := fsyncCount(t, m)
 	acked := make([]atomic.Int64, c.clients)
 	var wg sync.WaitGroup
 	for i := 0; i < c.clients; i++ {
@@ -230,20 +231,27 @@ func powerCut(t *testing.T, crashfsExe, exe string, c plCase) plResult {
 	var cutAt time.Time
 	switch c.sc {
 	case scLoad, scFresh:
-		time.Sleep(1500 * time.Millisecond)
+		waitAcked(t, srv, acked, loadAcks)
+		if c.policy == "everysec" {
+			// Cut after a background fsync, with writes since: the loss
+			// is what came after the last fsync, not the whole load.
+			waitFsync(t, m, srv, fsyncs0)
+			waitAcked(t, srv, acked, sumAcked(acked)+afterFsyncAcks)
+		}
 		cutAt = manualCut(t, m, srv)
 	case scRewrite:
-		time.Sleep(300 * time.Millisecond)
+		waitAcked(t, srv, acked, preRewriteAcks)
 		mustDo(t, admin, "BGREWRITEAOF")
 		waitRewrite(t, admin)
-		time.Sleep(700 * time.Millisecond)
+		// Cut once clients' writes went to the new incr file meanwhile.
+		waitAcked(t, srv, acked, sumAcked(acked)+duringRewriteAcks)
 		info := mustDo(t, admin, "INFO", "persistence")
 		if !strings.Contains(info, "aof_rewrite_in_progress:1") {
 			res.note = "rewrite ended before the cut"
 		}
 		cutAt = manualCut(t, m, srv)
 	case scSwap:
-		time.Sleep(300 * time.Millisecond)
+		waitAcked(t, srv, acked, preRewriteAcks)
 		mustDo(t, admin, "BGREWRITEAOF")
 		waitRewrite(t, admin)
 		m.ctl(t, "cut-on-rename *.manifest*")
@@ -276,9 +284,7 @@ func powerCut(t *testing.T, crashfsExe, exe string, c plCase) plResult {
 	loadDur := cutAt.Sub(loadStart).Seconds()
 	// Replies sent before the stop may still be on their way.
 	time.Sleep(100 * time.Millisecond)
-	for i := range acked {
-		res.acked += acked[i].Load()
-	}
+	res.acked = sumAcked(acked)
 	res.droppedBytes = statusField(m.ctl(t, "status"), "last_cut_dropped_bytes")
 	srv.kill()
 	admin.Close()
@@ -338,6 +344,61 @@ func manualCut(t *testing.T, m *crashMount, srv *server) time.Time {
 	}
 	m.ctl(t, "cut")
 	return at
+}
+
+// The load before a cut, counted in acknowledged INCRs (all clients): the
+// cut of load and fresh-start (under everysec, then afterFsyncAcks more
+// after a background fsync); before a BGREWRITEAOF; during one, before its
+// cut.
+const (
+	loadAcks          = 1000
+	afterFsyncAcks    = 100
+	preRewriteAcks    = 200
+	duringRewriteAcks = 100
+)
+
+// waitAcked waits until the clients have had n INCRs acknowledged in all
+// (the 60 s deadline only turns a hang into a failure).
+func waitAcked(t *testing.T, srv *server, acked []atomic.Int64, n int64) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for sumAcked(acked) < n {
+		if time.Now().After(deadline) || srv.exited() {
+			t.Fatalf("%d of %d INCRs acknowledged (exited %v):\n%s", sumAcked(acked), n, srv.exited(), srv.out.tail(3000))
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// fsyncCount is crashfs's count of fsync and fdatasync calls.
+func fsyncCount(t *testing.T, m *crashMount) int64 {
+	t.Helper()
+	n, err := strconv.ParseInt(statusField(m.ctl(t, "status"), "fsyncs"), 10, 64)
+	if err != nil {
+		t.Fatalf("crashfs status: fsyncs: %v", err)
+	}
+	return n
+}
+
+// waitFsync waits until a file was fsynced since crashfs counted n (the
+// 60 s deadline only turns a hang into a failure).
+func waitFsync(t *testing.T, m *crashMount, srv *server, n int64) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for fsyncCount(t, m) <= n {
+		if time.Now().After(deadline) || srv.exited() {
+			t.Fatalf("no fsync in 60 s (exited %v):\n%s", srv.exited(), srv.out.tail(3000))
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func sumAcked(acked []atomic.Int64) int64 {
+	var n int64
+	for i := range acked {
+		n += acked[i].Load()
+	}
+	return n
 }
 
 func waitRewrite(t *testing.T, admin *respConn) {
