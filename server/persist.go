@@ -350,14 +350,19 @@ func (v *rdbLoader) Key(dbID int, key []byte, val *rdb.Value, expireMs int64) er
 // one wrapping it), logging Redis's closing line of rdbLoadRio.
 func (s *Server) decodeRDB(r *bufio.Reader, v rdb.Visitor) (int64, error) {
 	s.persist.loadKeysLoaded, s.persist.loadKeysExpired = 0, 0
-	// Redis deep-checks a file it loads only under sanitize-dump-payload
-	// yes; the limits decide which encodings convert on load.
-	lim := serverLimits(s)
-	n, err := rdb.Decode(r, v, rdb.DecodeOptions{MaxDatabases: len(s.dbs), Deep: s.cfg.SanitizeDumpPayload == "yes", Limits: &lim})
+	n, err := rdb.Decode(r, v, s.rdbDecodeOptions())
 	if err == nil {
 		s.log.Info().Msgf("Done loading RDB, keys loaded: %d, keys expired: %d.", s.persist.loadKeysLoaded, s.persist.loadKeysExpired)
 	}
 	return n, err
+}
+
+// rdbDecodeOptions are the options an RDB load decodes with (under mu):
+// Redis deep-checks a file it loads only under sanitize-dump-payload yes;
+// the limits decide which encodings convert on load.
+func (s *Server) rdbDecodeOptions() rdb.DecodeOptions {
+	lim := serverLimits(s)
+	return rdb.DecodeOptions{MaxDatabases: len(s.dbs), Deep: s.cfg.SanitizeDumpPayload == "yes", Limits: &lim}
 }
 
 func (s *Server) newRDBLoader(aofBase bool) *rdbLoader {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/aofserver/aofserver/aof"
+	"github.com/aofserver/aofserver/rdb"
 )
 
 // Replication, replica side (Redis's replicaofCommand, syncWithMaster,
@@ -232,14 +233,11 @@ func (s *Server) linkOnce(l *masterLink) error {
 	}
 	s.log.Info().Msg("Non blocking connect for SYNC fired the event.")
 	s.mu.Lock()
-	timeout := time.Duration(s.replCfgInt("repl-timeout")) * time.Second
+	timeout := s.replTimeout()
 	auth, user := s.replCfg("masterauth"), s.replCfg("masteruser")
 	myPort := s.listenPort()
 	announcePort, announceIP := s.replCfgInt("replica-announce-port"), s.replCfg("replica-announce-ip")
 	s.mu.Unlock()
-	if timeout <= 0 {
-		timeout = 60 * time.Second
-	}
 	if announcePort != 0 {
 		myPort = int(announcePort)
 	}
@@ -407,7 +405,7 @@ func (s *Server) fullSyncFromMaster(l *masterLink, nc net.Conn, br *bufio.Reader
 		l.transferSize.Store(-1)
 		s.log.Info().Msg("MASTER <-> REPLICA sync: receiving streamed RDB from master with EOF to disk")
 		if err := copyUntilMark(f, br, nc, []byte(mark), timeout, &l.transferRead); err != nil {
-			return fmt.Errorf("I/O error trying to sync with MASTER: %v", err)
+			return syncReadError(err)
 		}
 	} else {
 		size, err := strconv.ParseInt(hdr[1:], 10, 64)
@@ -417,13 +415,25 @@ func (s *Server) fullSyncFromMaster(l *masterLink, nc net.Conn, br *bufio.Reader
 		l.transferSize.Store(size)
 		s.log.Info().Msgf("MASTER <-> REPLICA sync: receiving %d bytes from master to disk", size)
 		nc.SetReadDeadline(time.Time{})
-		if n, err := io.CopyN(f, br, size); err != nil {
-			return fmt.Errorf("I/O error trying to sync with MASTER: %v (%d of %d bytes)", err, n, size)
+		nc.SetReadDeadline(time.Now().Add(timeout))
+		if _, err := io.CopyN(f, deadlineReader{br, nc, timeout}, size); err != nil {
+			return syncReadError(err)
 		}
 		l.transferRead.Store(size)
 	}
 	if err := f.Sync(); err != nil {
 		return fmt.Errorf("Failed trying to sync the temp DB to disk in MASTER <-> REPLICA synchronization: %v", err)
+	}
+	// The whole payload is decoded once before the old data goes, off
+	// the executor: a corrupt RDB leaves the replica serving what it had
+	// (Redis flushes first and is left empty), and the failure is logged
+	// with Redis's line.
+	s.mu.Lock()
+	opts := s.rdbDecodeOptions()
+	s.mu.Unlock()
+	if err := checkSyncRDB(f, opts); err != nil {
+		s.log.Warn().Msgf("Failed trying to load the MASTER synchronization DB from disk: %v", err)
+		return fmt.Errorf("MASTER <-> REPLICA sync: the RDB received is not loadable; the old data set is kept")
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return err
@@ -470,6 +480,49 @@ func (s *Server) fullSyncFromMaster(l *masterLink, nc net.Conn, br *bufio.Reader
 	}
 	return nil
 }
+
+// syncReadError is readSyncBulkPayload's report of a failed read of the
+// payload: the master closing the link is "connection lost".
+func syncReadError(err error) error {
+	switch {
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return errors.New("I/O error trying to sync with MASTER: connection lost")
+	case isTimeout(err):
+		return errors.New("Timeout receiving bulk data from MASTER... If the problem persists try to set the 'repl-timeout' parameter in redis.conf to a larger value.")
+	}
+	return fmt.Errorf("I/O error trying to sync with MASTER: %s", errnoText(err))
+}
+
+// deadlineReader renews the connection's read deadline before each read:
+// a master silent for repl-timeout fails the transfer, a slow one does not.
+type deadlineReader struct {
+	r       io.Reader
+	nc      net.Conn
+	timeout time.Duration
+}
+
+func (d deadlineReader) Read(p []byte) (int, error) {
+	d.nc.SetReadDeadline(time.Now().Add(d.timeout))
+	return d.r.Read(p)
+}
+
+// checkSyncRDB decodes the received RDB without keeping anything.
+func checkSyncRDB(f *os.File, opts rdb.DecodeOptions) error {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	_, err := rdb.Decode(bufio.NewReaderSize(f, 1<<20), discardVisitor{}, opts)
+	return err
+}
+
+// discardVisitor accepts every element of an RDB and keeps none.
+type discardVisitor struct{}
+
+func (discardVisitor) Aux(key, val []byte) error                                  { return nil }
+func (discardVisitor) SelectDB(db int) error                                      { return nil }
+func (discardVisitor) ResizeDB(dbSize, expiresSize uint64) error                  { return nil }
+func (discardVisitor) Function(code []byte) error                                 { return nil }
+func (discardVisitor) Key(db int, key []byte, v *rdb.Value, expireMs int64) error { return nil }
 
 // copyUntilMark copies the EOF-form payload to w, without the mark that
 // ends it.

@@ -2,6 +2,8 @@ package server
 
 import (
 	"bufio"
+	"errors"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -10,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -453,5 +456,336 @@ func TestSentinelCommandsMatchRedis(t *testing.T) {
 		if i >= len(got) || got[i] != want[i] {
 			t.Fatalf("reply %d: ours %q, redis %q\nours:  %q\nredis: %q", i, got[min(i, len(got)-1)], want[i], got, want)
 		}
+	}
+}
+
+// pinger PINGs and INCRs on addr from its own connection until stopped, each reply
+// due within 5 s (the deadline turns a stall of the server into a
+// failure; it is not what is measured).
+type pinger struct {
+	pongs atomic.Int64
+	err   atomic.Value // error
+	stop  chan struct{}
+	done  chan struct{}
+}
+
+func startPinger(t *testing.T, addr string) *pinger {
+	p := &pinger{stop: make(chan struct{}), done: make(chan struct{})}
+	rc := dial(t, addr)
+	go func() {
+		defer close(p.done)
+		for {
+			select {
+			case <-p.stop:
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+			// A read and a write: neither may wait for a replica.
+			rc.nc.SetDeadline(time.Now().Add(5 * time.Second))
+			if _, err := rc.nc.Write([]byte("PING\r\nINCR pinger:writes\r\n")); err != nil {
+				p.err.Store(fmt.Errorf("PING write: %v", err))
+				return
+			}
+			if r, err := readRaw(rc.br); err != nil || r != "+PONG\r\n" {
+				p.err.Store(fmt.Errorf("PING reply %q: %v", r, err))
+				return
+			}
+			if r, err := readRaw(rc.br); err != nil || r[0] != ':' {
+				p.err.Store(fmt.Errorf("INCR reply %q: %v", r, err))
+				return
+			}
+			p.pongs.Add(1)
+		}
+	}()
+	t.Cleanup(func() { p.finish() })
+	return p
+}
+
+func (p *pinger) finish() error {
+	select {
+	case <-p.stop:
+	default:
+		close(p.stop)
+	}
+	<-p.done
+	err, _ := p.err.Load().(error)
+	return err
+}
+
+// check fails the test if a PING failed, and waits for a few more PONGs
+// (the server answers now, not only before).
+func (p *pinger) check(t *testing.T) {
+	t.Helper()
+	n := p.pongs.Load()
+	eventually(t, "PINGs answered", func() bool {
+		return p.err.Load() != nil || p.pongs.Load() >= n+3
+	})
+	if err, _ := p.err.Load().(error); err != nil {
+		t.Fatalf("another client's PING: %v", err)
+	}
+}
+
+// fakeReplica handshakes as a replica asking for a full sync and returns
+// once +FULLRESYNC is read.
+func fakeReplica(t *testing.T, addr string) *respConn {
+	t.Helper()
+	rc := dial(t, addr)
+	if r := rc.do("REPLCONF", "capa", "eof", "capa", "psync2"); r != "+OK\r\n" {
+		t.Fatalf("REPLCONF capa: %q", r)
+	}
+	rc.send("PSYNC", "?", "-1")
+	rc.nc.SetReadDeadline(time.Now().Add(20 * time.Second))
+	for {
+		line, err := rc.br.ReadString('\n')
+		if err != nil {
+			t.Fatalf("PSYNC reply: %v", err)
+		}
+		if strings.HasPrefix(line, "+FULLRESYNC ") {
+			return rc
+		}
+		if line != "\n" {
+			t.Fatalf("PSYNC reply %q", line)
+		}
+	}
+}
+
+// waitClosed reads (and drops) what the server sends until it closes the
+// connection.
+func waitClosed(t *testing.T, rc *respConn, what string) {
+	t.Helper()
+	rc.nc.SetReadDeadline(time.Now().Add(30 * time.Second))
+	if _, err := io.Copy(io.Discard, rc.br); err != nil && !errors.Is(err, net.ErrClosed) && !strings.Contains(err.Error(), "reset by peer") {
+		t.Fatalf("%s: the master did not close the connection: %v", what, err)
+	}
+}
+
+// TestReplicationBadReplicas: a replica that sends garbage, one that stops
+// reading (closed by client-output-buffer-limit replica, or by
+// repl-timeout when nothing else is due), and one that disconnects in the
+// middle of the RDB are dropped with Redis's log lines, while the
+// master's other clients are served throughout; a real replica then
+// syncs.
+func TestReplicationBadReplicas(t *testing.T) {
+	requireRedis(t)
+	ours := startOurServer(t, "--repl-diskless-sync", "yes", "--repl-diskless-sync-delay", "0",
+		"--client-output-buffer-limit", "replica 1mb 0 0", "--repl-timeout", "8", "--rdbcompression", "no")
+	m := dial(t, ours.addr)
+	// 24 MB of values: more than the socket buffers hold, so a replica
+	// that does not read blocks the transfer.
+	val := strings.Repeat("0123456789abcdef", 8<<10/16)
+	for i := 0; i < 3000; i++ {
+		m.send("SET", "big:"+strconv.Itoa(i), val)
+	}
+	for i := 0; i < 3000; i++ {
+		if r := m.read(); r != "+OK\r\n" {
+			t.Fatalf("SET: %q", r)
+		}
+	}
+	p := startPinger(t, ours.addr)
+	logCount := func(s string) int { return strings.Count(ours.logs.String(), s) }
+	noReplicas := func() bool { return replInfo(m, "connected_slaves") == "0" }
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("ours:\n%s", ours.logs.String())
+		}
+	})
+
+	t.Run("garbage", func(t *testing.T) {
+		lost := logCount("Connection with replica")
+		rc := fakeReplica(t, ours.addr)
+		rc.nc.Write([]byte("*2\r\n$8\r\nREPLCONF\r\n$-7\r\n\x00\xff garbage\r\n"))
+		waitClosed(t, rc, "garbage")
+		eventually(t, "the replica gone", noReplicas)
+		eventually(t, "Connection with replica ... lost.", func() bool { return logCount("Connection with replica") > lost })
+		p.check(t)
+	})
+	t.Run("stops-reading", func(t *testing.T) {
+		rc := fakeReplica(t, ours.addr)
+		_ = rc // never read: the RDB fills the socket buffers
+		// The stream accumulated meanwhile passes the 1 MB hard limit.
+		for i := 0; i < 200; i++ {
+			if r := m.do("SET", "during:"+strconv.Itoa(i), val); r != "+OK\r\n" {
+				t.Fatalf("SET during the stalled transfer: %q", r)
+			}
+		}
+		eventually(t, "the output buffer limit log line", func() bool {
+			return logCount("scheduled to be closed ASAP for overcoming of output buffer limits.") > 0
+		})
+		eventually(t, "the replica gone", noReplicas)
+		p.check(t)
+	})
+	t.Run("stops-reading-idle", func(t *testing.T) {
+		rc := fakeReplica(t, ours.addr)
+		_ = rc // nothing written meanwhile: repl-timeout ends the transfer
+		eventually(t, "Disconnecting timedout replica (full sync)", func() bool {
+			return logCount("Disconnecting timedout replica (full sync): ") > 0
+		})
+		eventually(t, "the replica gone", noReplicas)
+		p.check(t)
+	})
+	t.Run("disconnects-mid-rdb", func(t *testing.T) {
+		lost := logCount("Connection with replica")
+		rc := fakeReplica(t, ours.addr)
+		rc.nc.SetReadDeadline(time.Now().Add(20 * time.Second))
+		if _, err := io.CopyN(io.Discard, rc.br, 256<<10); err != nil {
+			t.Fatalf("reading the RDB: %v", err)
+		}
+		rc.nc.Close()
+		eventually(t, "the replica gone", noReplicas)
+		eventually(t, "Connection with replica ... lost.", func() bool { return logCount("Connection with replica") > lost })
+		p.check(t)
+	})
+
+	// A well-behaved replica still syncs (the pinger's writes stopped
+	// first, so that the digests are of one instant).
+	_, port, _ := net.SplitHostPort(ours.addr)
+	rr := startRealRedis(t, "--replicaof", "127.0.0.1", port)
+	r := dial(t, rr.addr)
+	eventually(t, "master_link_status:up", func() bool { return replInfo(r, "master_link_status") == "up" })
+	p.check(t)
+	if err := p.finish(); err != nil {
+		t.Fatalf("another client's PING: %v", err)
+	}
+	waitInSync(t, m, r)
+	if a, b := m.do("DEBUG", "DIGEST"), r.do("DEBUG", "DIGEST"); a != b {
+		t.Fatalf("digest: ours %s replica %s", a, b)
+	}
+}
+
+// fakeMaster is a Go TCP server speaking the master's side of the
+// handshake; each connection's full sync is sent by the next function
+// of payloads (the connection is closed when it returns).
+type fakeMaster struct {
+	ln       net.Listener
+	payloads chan func(net.Conn)
+	conns    atomic.Int64
+}
+
+func startFakeMaster(t *testing.T) *fakeMaster {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fm := &fakeMaster{ln: ln, payloads: make(chan func(net.Conn), 8)}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			nc, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			fm.conns.Add(1)
+			go fm.serve(nc)
+		}
+	}()
+	return fm
+}
+
+func (fm *fakeMaster) serve(nc net.Conn) {
+	defer nc.Close()
+	br := bufio.NewReader(nc)
+	for {
+		nc.SetReadDeadline(time.Now().Add(30 * time.Second))
+		argv, _, err := readCommand(br)
+		if err != nil || len(argv) == 0 {
+			return
+		}
+		switch strings.ToUpper(string(argv[0])) {
+		case "PING":
+			nc.Write([]byte("+PONG\r\n"))
+		case "REPLCONF":
+			nc.Write([]byte("+OK\r\n"))
+		case "PSYNC":
+			nc.Write([]byte("+FULLRESYNC 1111111111111111111111111111111111111111 0\r\n"))
+			select {
+			case send := <-fm.payloads:
+				send(nc)
+			case <-time.After(30 * time.Second):
+			}
+			return
+		default:
+			nc.Write([]byte("-ERR unexpected\r\n"))
+		}
+	}
+}
+
+// TestReplicaBadMaster: a master that sends a corrupt RDB, or dies in
+// the middle of the transfer (bulk or EOF form), leaves our replica
+// serving its old data with Redis's log line; it then syncs from a good
+// payload.
+func TestReplicaBadMaster(t *testing.T) {
+	// The RDB a healthy master would send, from a source of ours.
+	src := startOurServer(t)
+	sc := dial(t, src.addr)
+	fillDataset(t, sc)
+	if r := sc.do("SAVE"); r != "+OK\r\n" {
+		t.Fatalf("SAVE: %q", r)
+	}
+	payload, err := os.ReadFile(filepath.Join(src.dir, "dump.rdb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srcDigest := sc.do("DEBUG", "DIGEST")
+
+	ours := startOurServer(t, "--repl-timeout", "5")
+	r := dial(t, ours.addr)
+	r.do("SET", "old", "data")
+	r.do("RPUSH", "oldlist", "a", "b")
+	oldDigest := r.do("DEBUG", "DIGEST")
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("ours:\n%s", ours.logs.String())
+		}
+	})
+	fm := startFakeMaster(t)
+	_, port, _ := net.SplitHostPort(fm.ln.Addr().String())
+	logCount := func(s string) int { return strings.Count(ours.logs.String(), s) }
+
+	corrupt := append([]byte(nil), payload...)
+	corrupt[len(corrupt)/2] ^= 0x5a
+	mark := strings.Repeat("a", 40)
+	for _, c := range []struct {
+		name, logLine string
+		send          func(net.Conn)
+	}{
+		{"corrupt RDB", "Failed trying to load the MASTER synchronization DB from disk", func(nc net.Conn) {
+			nc.Write([]byte("$" + strconv.Itoa(len(corrupt)) + "\r\n"))
+			nc.Write(corrupt)
+		}},
+		{"dies mid-transfer (bulk)", "I/O error trying to sync with MASTER: connection lost", func(nc net.Conn) {
+			nc.Write([]byte("$" + strconv.Itoa(len(payload)) + "\r\n"))
+			nc.Write(payload[:len(payload)/2])
+		}},
+		{"dies mid-transfer (EOF form)", "I/O error trying to sync with MASTER: connection lost", func(nc net.Conn) {
+			nc.Write([]byte("$EOF:" + mark + "\r\n"))
+			nc.Write(payload[:len(payload)/2])
+		}},
+	} {
+		before := logCount(c.logLine)
+		fm.payloads <- c.send
+		if got := r.do("REPLICAOF", "127.0.0.1", port); got != "+OK\r\n" && got != "+OK Already connected to specified master\r\n" {
+			t.Fatalf("REPLICAOF: %q", got)
+		}
+		eventually(t, c.name+": "+c.logLine, func() bool { return logCount(c.logLine) > before })
+		if got := r.do("DEBUG", "DIGEST"); got != oldDigest {
+			t.Fatalf("%s: the old data set is gone (digest %s, was %s)", c.name, got, oldDigest)
+		}
+		if got := r.do("GET", "old"); got != "$4\r\ndata\r\n" {
+			t.Fatalf("%s: GET old = %q", c.name, got)
+		}
+	}
+	if n := logCount("Flushing old data"); n != 0 {
+		t.Fatalf("old data flushed %d times before a good payload", n)
+	}
+	// A good payload replaces the data set.
+	fm.payloads <- func(nc net.Conn) {
+		nc.Write([]byte("$EOF:" + mark + "\r\n"))
+		nc.Write(payload)
+		nc.Write([]byte(mark))
+		io.Copy(io.Discard, nc) // the link stays up: ACKs come
+	}
+	eventually(t, "the good sync", func() bool { return replInfo(r, "master_link_status") == "up" })
+	if got := r.do("DEBUG", "DIGEST"); got != srcDigest {
+		t.Fatalf("digest after the good sync %s, source %s", got, srcDigest)
 	}
 }
