@@ -134,8 +134,16 @@ func configSetCommand(c *client, argv [][]byte) {
 
 // applyConfig reacts to CONFIG SET of directives with side effects.
 func (s *Server) applyConfig(changed []string) error {
+	rebound := false
 	for _, name := range changed {
 		switch name {
+		case "port", "bind":
+			if !rebound {
+				rebound = true
+				if err := s.rebind(changed); err != nil {
+					return err
+				}
+			}
 		case "requirepass":
 			s.passwordSet.Store(s.cfg.Requirepass != "")
 		case "appendonly":

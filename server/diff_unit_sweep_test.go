@@ -1,6 +1,8 @@
 package server
 
 import (
+	"bufio"
+	"net"
 	"regexp"
 	"sort"
 	"strconv"
@@ -264,4 +266,68 @@ func TestDiffConfigSetMaxclientsRlimit(t *testing.T) {
 		cmd("CONFIG", "SET", "maxclients", "5000"),
 		cmd("CONFIG", "GET", "maxclients"),
 	})
+}
+
+// introspection.tcl's "CONFIG SET rollback on apply error" and port/bind
+// changes: CONFIG SET port and bind really move the listeners; one that
+// cannot listen fails the whole call, every value is restored and the old
+// address still accepts.
+func TestDiffConfigSetPortBindRebind(t *testing.T) {
+	p := newDiffPair(t)
+	oc, rc := p.conn(0)
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	used := strconv.Itoa(busy.Addr().(*net.TCPAddr).Port)
+	p.run([][]string{
+		cmd("CONFIG", "SET", "maxmemory", "10000001", "port", used, "client-query-buffer-limit", "10m"),
+		cmd("CONFIG", "GET", "maxmemory"),
+		cmd("CONFIG", "GET", "client-query-buffer-limit"),
+		cmd("CONFIG", "SET", "bind", "999.999.1.1"),
+		cmd("CONFIG", "GET", "bind"),
+	})
+	ping := func(addr string) bool {
+		nc, err := net.DialTimeout("tcp", addr, 5*time.Second)
+		if err != nil {
+			return false
+		}
+		defer nc.Close()
+		c := &respConn{t: t, nc: nc, br: bufio.NewReader(nc)}
+		return c.do("PING") == "+PONG\r\n"
+	}
+	for _, s := range []struct {
+		name string
+		c    *respConn
+		addr string
+	}{{"ours", oc, p.ours.addr}, {"redis", rc, p.real.addr}} {
+		_, port, _ := net.SplitHostPort(s.addr)
+		if got := s.c.do("CONFIG", "GET", "port"); !strings.HasSuffix(got, "\r\n"+port+"\r\n") {
+			t.Fatalf("%s: port not restored: %q", s.name, got)
+		}
+		if !ping(s.addr) {
+			t.Fatalf("%s: the old address no longer accepts after a failed CONFIG SET port", s.name)
+		}
+		// port 0: no TCP listening; the open connection moves it again.
+		if got := s.c.do("CONFIG", "SET", "port", "0"); got != "+OK\r\n" {
+			t.Fatalf("%s: CONFIG SET port 0: %q", s.name, got)
+		}
+		if ping(s.addr) {
+			t.Fatalf("%s: still accepting with port 0", s.name)
+		}
+		newPort := strconv.Itoa(freePort(t))
+		if got := s.c.do("CONFIG", "SET", "port", newPort); got != "+OK\r\n" {
+			t.Fatalf("%s: CONFIG SET port %s: %q", s.name, newPort, got)
+		}
+		if !ping(net.JoinHostPort("127.0.0.1", newPort)) {
+			t.Fatalf("%s: not accepting on the new port %s", s.name, newPort)
+		}
+		if got := s.c.do("CONFIG", "SET", "bind", "127.0.0.1 -::1"); got != "+OK\r\n" {
+			t.Fatalf("%s: CONFIG SET bind: %q", s.name, got)
+		}
+		if !ping(net.JoinHostPort("127.0.0.1", newPort)) {
+			t.Fatalf("%s: not accepting after rebinding the same port", s.name)
+		}
+	}
 }

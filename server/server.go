@@ -42,7 +42,14 @@ type Server struct {
 	dbs      []*DB
 	commands commandTable
 
+	// listeners and what they were opened for (rebind.go), under lnMu;
+	// serving is set once Serve accepts on them.
+	lnMu      sync.Mutex
 	listeners []net.Listener
+	lnBinds   []string
+	lnPort    int
+	serving   bool
+	acceptWG  sync.WaitGroup
 	clients   map[int64]*client
 	nextID    atomic.Int64
 	nclients  atomic.Int64
@@ -180,10 +187,24 @@ func (s *Server) noTouch(c *client) bool { return c != nil && c.noTouch }
 
 // Listen opens the listeners for cfg.Bind/Port (":0" picks a free port).
 func (s *Server) Listen() error {
-	binds := s.cfg.Bind
+	lns, port, err := openListeners(s.cfg.Bind, s.cfg.Port)
+	if err != nil {
+		return err
+	}
+	s.listeners, s.cfg.Port = lns, port
+	s.lnBinds, s.lnPort = s.cfg.Bind, port
+	s.newNetLoops()
+	return nil
+}
+
+// openListeners listens on every bind address (none: Redis's "* -::*"; a
+// leading '-' makes one optional) at port; port 0 picks a free port, used
+// for the other addresses too, and returned.
+func openListeners(binds []string, port int) ([]net.Listener, int, error) {
 	if len(binds) == 0 {
 		binds = []string{"*", "-::*"}
 	}
+	var lns []net.Listener
 	for _, b := range binds {
 		optional := false
 		if len(b) > 0 && b[0] == '-' {
@@ -198,31 +219,38 @@ func (s *Server) Listen() error {
 		case "::*":
 			host, network = "::", "tcp6"
 		}
-		ln, err := net.Listen(network, net.JoinHostPort(host, strconv.Itoa(s.cfg.Port)))
+		ln, err := net.Listen(network, net.JoinHostPort(host, strconv.Itoa(port)))
 		if err != nil {
 			if optional {
 				continue
 			}
-			s.closeListeners()
-			return err
+			for _, l := range lns {
+				l.Close()
+			}
+			return nil, port, &listenError{addr: b, port: port, err: err}
 		}
-		s.listeners = append(s.listeners, ln)
-		if s.cfg.Port == 0 {
+		lns = append(lns, ln)
+		if port == 0 {
 			// Bind the remaining addresses to the same, now chosen, port.
-			s.cfg.Port = ln.Addr().(*net.TCPAddr).Port
+			port = ln.Addr().(*net.TCPAddr).Port
 		}
 	}
-	if len(s.listeners) == 0 {
-		return errors.New("no listening address")
+	if len(lns) == 0 {
+		return nil, port, errors.New("no listening address")
 	}
-	s.newNetLoops()
-	return nil
+	return lns, port, nil
 }
 
 // Addr is the first listener's address.
-func (s *Server) Addr() net.Addr { return s.listeners[0].Addr() }
+func (s *Server) Addr() net.Addr {
+	s.lnMu.Lock()
+	defer s.lnMu.Unlock()
+	return s.listeners[0].Addr()
+}
 
 func (s *Server) closeListeners() {
+	s.lnMu.Lock()
+	defer s.lnMu.Unlock()
 	for _, ln := range s.listeners {
 		ln.Close()
 	}
@@ -235,16 +263,28 @@ func (s *Server) Serve() error {
 	s.wg.Add(1)
 	go s.cronLoop()
 	s.ReplicaOfFromConfig()
-	var wg sync.WaitGroup
+	s.lnMu.Lock()
 	for _, ln := range s.listeners {
-		wg.Add(1)
-		go func(ln net.Listener) {
-			defer wg.Done()
-			s.acceptLoop(ln)
-		}(ln)
+		s.startAccept(ln)
 	}
-	wg.Wait()
+	s.serving = true
+	s.lnMu.Unlock()
+	// CONFIG SET port/bind replaces listeners (rebind.go): serving ends
+	// with the server, not with them.
+	<-s.closing
+	s.lnMu.Lock() // no rebind adds an accept loop from here on
+	s.serving = false
+	s.lnMu.Unlock()
+	s.acceptWG.Wait()
 	return ErrServerClosed
+}
+
+func (s *Server) startAccept(ln net.Listener) {
+	s.acceptWG.Add(1)
+	go func() {
+		defer s.acceptWG.Done()
+		s.acceptLoop(ln)
+	}()
 }
 
 func (s *Server) acceptLoop(ln net.Listener) {
