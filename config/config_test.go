@@ -474,7 +474,7 @@ user default on nopass ~* &* +@all
 		t.Fatalf("no file: %v", err)
 	}
 	// Unknown lines are commented out, as Redis does.
-	st := Default().rewriteContent("port 1\nbogus x\n")
+	st := Default().rewriteContent("port 1\nbogus x\n", false)
 	if !strings.Contains(st, "# ??? bogus x\n") {
 		t.Fatalf("unknown line: %q", st)
 	}

@@ -35,7 +35,7 @@ func FuzzParseRedisConf(f *testing.F) {
 		}
 		all := c.Get("*")
 		// Rewriting from scratch and re-parsing gives the same values.
-		out := c.rewriteContent("")
+		out := c.rewriteContent("", false)
 		c2 := Default()
 		if err := ParseRedisConf(c2, out, "rewritten.conf"); err != nil {
 			t.Fatalf("rewritten config does not parse: %v\n%s", err, out)

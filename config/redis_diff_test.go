@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -300,5 +301,68 @@ func TestRedisConfigFileErrorsMatchRealRedis(t *testing.T) {
 		if got != want {
 			t.Errorf("config %q:\nredis: %q\nours:  %q", text, want, got)
 		}
+	}
+}
+
+// DEBUG CONFIG-REWRITE-FORCE-ALL writes every directive, defaults
+// included; the file reads back to the same values, in our loader and in
+// real Redis (introspection.tcl's "CONFIG REWRITE sanity").
+func TestRewriteForceAllReadsBack(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "r.conf")
+	if err := os.WriteFile(path, []byte("# mine\nmaxmemory 1mb\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(path, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.RewriteForceAll(); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(path)
+	for _, want := range []string{"# mine\n", "maxmemory 1mb\n", "\nhz 10\n", "\nappendonly no\n", "\nsave 3600 1\n"} {
+		if !strings.Contains(string(b), want) {
+			t.Fatalf("force-all rewrite lacks %q:\n%s", want, b)
+		}
+	}
+	c2, err := Load(path, nil, nil)
+	if err != nil {
+		t.Fatalf("reloading the rewritten file: %v", err)
+	}
+	if got, want := c2.Get("*"), c.Get("*"); !reflect.DeepEqual(got, want) {
+		t.Fatalf("values changed through the rewrite:\n%v\n%v", got, want)
+	}
+	if c.Rewrite() != nil || Default().RewriteForceAll() != ErrNoConfigFile {
+		t.Fatal("plain rewrite after force-all, or force-all without a file")
+	}
+	// Real Redis starts from it (and so keeps every value).
+	needRedis(t)
+	port := freePort(t)
+	cmd := exec.Command(redisServerBin, path, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir, "--daemonize", "no")
+	out := &strings.Builder{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer func() { cmd.Process.Kill(); <-exited }()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		select {
+		case err := <-exited:
+			exited <- err
+			t.Fatalf("redis-server refused the rewritten file: %v\n%s", err, out)
+		default:
+		}
+		if conn, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
+			conn.Close()
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("redis-server did not start from the rewritten file:\n%s", out)
+		}
+		time.Sleep(25 * time.Millisecond)
 	}
 }

@@ -16,6 +16,7 @@ type rewriteState struct {
 	optionToLine map[string][]int // option -> indexes of its lines still unused
 	rewritten    map[string]bool  // options processed by the rewrite
 	needsSig     bool
+	forceAll     bool // DEBUG CONFIG-REWRITE-FORCE-ALL: every line written
 }
 
 func newRewriteState(old string) *rewriteState {
@@ -73,7 +74,7 @@ func (st *rewriteState) line(opt, line string, force bool) {
 		st.optionToLine[opt] = idx[1:]
 		return
 	}
-	if !force {
+	if !force && !st.forceAll {
 		return
 	}
 	if st.needsSig {
@@ -255,7 +256,14 @@ func rewritePercentiles(d *directive, c *Config, st *rewriteState) {
 // real Redis can read the main file. The side file is written first (a
 // failure in between leaves our values in both files, never in neither),
 // and only if it exists or one of ours differs from its default.
-func (c *Config) Rewrite() error {
+func (c *Config) Rewrite() error { return c.rewrite(false) }
+
+// RewriteForceAll is Rewrite writing every directive of the main file,
+// defaults included (Redis's rewriteConfig with force_write, DEBUG
+// CONFIG-REWRITE-FORCE-ALL).
+func (c *Config) RewriteForceAll() error { return c.rewrite(true) }
+
+func (c *Config) rewrite(forceAll bool) error {
 	if c.file == "" {
 		return ErrNoConfigFile
 	}
@@ -276,7 +284,7 @@ func (c *Config) Rewrite() error {
 	if err != nil && !os.IsNotExist(err) {
 		return ReplyError("ERR Rewriting config file: " + errnoText(unwrapPathErr(err)))
 	}
-	content := c.rewriteContent(string(old))
+	content := c.rewriteContent(string(old), forceAll)
 	if err := writeFileAtomic(c.file, content); err != nil {
 		return ReplyError("ERR Rewriting config file: " + errnoText(unwrapPathErr(err)))
 	}
@@ -285,8 +293,9 @@ func (c *Config) Rewrite() error {
 
 // rewriteContent computes the new main file content from the old one: all
 // of Redis's directives; lines of ours are dropped.
-func (c *Config) rewriteContent(old string) string {
+func (c *Config) rewriteContent(old string, forceAll bool) string {
 	st := newRewriteState(old)
+	st.forceAll = forceAll
 	for i := range directives {
 		if d := &directives[i]; d.has(fOurs) {
 			st.markProcessed(d.name)

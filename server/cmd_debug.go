@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/aofserver/aofserver/aof"
+	"github.com/aofserver/aofserver/config"
 	"github.com/aofserver/aofserver/rdb"
 )
 
@@ -118,6 +119,17 @@ func debugCommand(c *client, argv [][]byte) {
 		c.ok()
 	case n == 3 && eqFold(sub, "quicklist-packed-threshold"):
 		debugPackedThreshold(c, argv[2])
+	case n == 2 && eqFold(sub, "config-rewrite-force-all"):
+		// rewriteConfig(server.configfile, 1): with no file, fopen(NULL)
+		// fails with EFAULT.
+		switch err := s.cfg.RewriteForceAll(); {
+		case err == config.ErrNoConfigFile:
+			c.err("ERR CONFIG-REWRITE-FORCE-ALL failed: Bad address")
+		case err != nil:
+			c.err("ERR CONFIG-REWRITE-FORCE-ALL failed: " + strings.TrimPrefix(err.Error(), "ERR Rewriting config file: "))
+		default:
+			c.ok()
+		}
 	case n == 3 && eqFold(sub, "error"):
 		// "-<string>" as is (addReplySds): no error code added, and
 		// not an error reply for the statistics.

@@ -331,3 +331,13 @@ func TestDiffConfigSetPortBindRebind(t *testing.T) {
 		}
 	}
 }
+
+// DEBUG CONFIG-REWRITE-FORCE-ALL without a config file fails as
+// rewriteConfig(NULL, 1) does (its writing is tested in config/).
+func TestDiffDebugConfigRewriteForceAll(t *testing.T) {
+	diff(t, [][]string{
+		cmd("DEBUG", "CONFIG-REWRITE-FORCE-ALL"),
+		cmd("DEBUG", "CONFIG-REWRITE-FORCE-ALL", "x"),
+		cmd("CONFIG", "REWRITE"),
+	})
+}
