@@ -117,13 +117,16 @@ func configSetCommand(c *client, argv [][]byte) {
 		}
 		pairs = append(pairs, [2]string{string(argv[i]), string(argv[i+1])})
 	}
-	err := s.cfg.Set(pairs, func(changed []string) error { return s.applyConfig(changed) })
+	// enable-protected-configs local lets a local client set dir & co.;
+	// some directives wait for the dataset to load (DENY_LOADING_CONFIG).
+	opts := config.SetOptions{Local: c.isLocal(), Loading: s.loading}
+	err := s.cfg.SetWith(pairs, opts, func(changed []string) error { return s.applyConfig(changed) })
 	s.passwordSet.Store(s.cfg.Requirepass != "") // also after a rollback
 	s.inflight.Store(int32(s.cfg.AOFGroupCommitInflight))
 	if err != nil {
 		s.reloadNotifyFlags() // a failed apply restores every value
 		msg := err.Error()
-		if !strings.HasPrefix(msg, "ERR") {
+		if !strings.HasPrefix(msg, "ERR") && err != config.ErrLoading {
 			msg = "ERR " + msg
 		}
 		c.err(msg)

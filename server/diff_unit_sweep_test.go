@@ -341,3 +341,51 @@ func TestDiffDebugConfigRewriteForceAll(t *testing.T) {
 		cmd("CONFIG", "REWRITE"),
 	})
 }
+
+// introspection.tcl's "config during loading" and protected configs for a
+// local client: CONFIG SET dir is refused with -LOADING while the dataset
+// loads (DENY_LOADING_CONFIG), and allowed to a local client under
+// enable-protected-configs local.
+func TestDiffConfigSetLocalAndDuringLoading(t *testing.T) {
+	p := newDiffPair(t, "--enable-protected-configs", "local")
+	p.run([][]string{
+		cmd("CONFIG", "SET", "dbfilename", "other.rdb"),
+		cmd("CONFIG", "GET", "dbfilename"),
+		cmd("CONFIG", "SET", "enable-protected-configs", "yes"),
+	})
+	for _, tg := range loadingTargets(t, "--appendonly", "yes", "--aof-use-rdb-preamble", "no", "--enable-protected-configs", "yes") {
+		var cmds [][]string
+		for i := 0; i < 300_000; i++ {
+			cmds = append(cmds, []string{"SET", "key:" + strconv.Itoa(i), "value"})
+		}
+		writeIncr(t, tg.dir, cmds...)
+		a, b := dial(t, tg.addr), dial(t, tg.addr)
+		a.send("DEBUG", "LOADAOF")
+		done := make(chan string, 1)
+		go func() {
+			a.nc.SetReadDeadline(time.Now().Add(60 * time.Second)) // a failure bound
+			raw, err := readRaw(a.br)
+			if err != nil {
+				raw = "read error: " + err.Error()
+			}
+			done <- raw
+		}()
+		for {
+			r := b.do("CONFIG", "SET", "dir", tg.dir)
+			if r == "-LOADING Redis is loading the dataset in memory\r\n" {
+				break
+			}
+			select {
+			case got := <-done:
+				t.Fatalf("%s: DEBUG LOADAOF replied %q and CONFIG SET dir never saw -LOADING (last: %q)", tg.name, got, r)
+			default:
+			}
+		}
+		if r := b.do("CONFIG", "SET", "loglevel", "notice"); r != "+OK\r\n" {
+			t.Fatalf("%s: CONFIG SET loglevel while loading: %q", tg.name, r)
+		}
+		if got := <-done; got != "+OK\r\n" {
+			t.Fatalf("%s: DEBUG LOADAOF: %q", tg.name, got)
+		}
+	}
+}
