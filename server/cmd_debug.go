@@ -68,6 +68,15 @@ func debugCommand(c *client, argv [][]byte) {
 	case n == 3 && eqFold(sub, "log"):
 		s.log.Warn().Msgf("DEBUG LOG: %s", argv[2])
 		c.ok()
+	case n == 2 && eqFold(sub, "change-repl-id"):
+		// Redis's changeReplicationId + clearReplicationId2: replicas
+		// can no longer continue from our history (PSYNC tests use it).
+		s.log.Warn().Msg("Changing replication IDs after receiving DEBUG change-repl-id")
+		s.replInit()
+		s.repl.replid = randomHex40()
+		s.repl.replid2 = zeroReplID
+		s.repl.secondOffset = -1
+		c.ok()
 	case eqFold(sub, "reload"):
 		debugReload(c, argv)
 	case eqFold(sub, "loadaof"):
