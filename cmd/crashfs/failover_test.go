@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,6 +22,15 @@ import (
 // WAIT-confirmed INCRs the master dies: SIGKILL (kill), or SIGSTOP, a
 // crashfs power cut of its data directory, then SIGKILL (power-cut).
 // Sentinel promotes the replica; the counters are read from it.
+//
+// The replica and the sentinels reach the master through a relay
+// (linkProxy, on 127.0.0.2 and the master's port, so that the address
+// Sentinel monitors is the one the replica replicates from); the clients
+// connect directly. The third failure, partition, is the classic split:
+// the relay stops forwarding (the master cut off from its replica and the
+// sentinels, not from its clients), the WAITs time out, and the master is
+// killed once every WAIT client saw a timeout. What the master
+// acknowledged after the split is lost unless it was confirmed by WAIT.
 //
 // acked-with-WAIT counts the INCRs whose WAIT saw the replica's ack: WAIT's
 // promise is replication, not fsync, so none of them may be missing on the
@@ -71,7 +82,7 @@ func TestFailoverDurability(t *testing.T) {
 	start := time.Now()
 	var rows []string
 	for _, kind := range []string{"aofserver", "redis"} {
-		for _, failure := range []string{"kill", "power-cut"} {
+		for _, failure := range []string{"kill", "power-cut", "partition"} {
 			t.Run(kind+"/"+failure, func(t *testing.T) {
 				if failure == "power-cut" {
 					f, err := os.OpenFile("/dev/fuse", os.O_RDWR, 0)
@@ -119,7 +130,8 @@ func failoverRun(t *testing.T, crashfsExe, exe, sentinelBin, kind, failure strin
 	if master == nil {
 		t.Fatalf("master did not start:\n%s", out)
 	}
-	replica, out := startServer(t, exe, conf("replica", rdir, fmt.Sprintf("replicaof 127.0.0.1 %d\n", master.port)))
+	link := startLinkProxy(t, master.port)
+	replica, out := startServer(t, exe, conf("replica", rdir, fmt.Sprintf("replicaof %s %d\n", linkHost, master.port)))
 	if replica == nil {
 		t.Fatalf("replica did not start:\n%s", out)
 	}
@@ -134,7 +146,7 @@ func failoverRun(t *testing.T, crashfsExe, exe, sentinelBin, kind, failure strin
 		return b.String()
 	}
 	for i := 0; i < 3; i++ {
-		sentinels = append(sentinels, startSentinel(t, sentinelBin, maddr, 2))
+		sentinels = append(sentinels, startSentinel(t, sentinelBin, link.addr, 2))
 	}
 	waitUntil(t, "the replica's link up", logs, func() bool {
 		return infoField(raddr, "replication", "master_link_status") == "up"
@@ -197,8 +209,18 @@ func failoverRun(t *testing.T, crashfsExe, exe, sentinelBin, kind, failure strin
 		}(i, rc)
 	}
 	waitAcked(t, master, waited, failoverAcks)
-	if failure == "power-cut" {
+	switch failure {
+	case "power-cut":
 		manualCut(t, m, master)
+	case "partition":
+		link.partition()
+		// Every WAIT client's next WAIT times out (1 s) while the master
+		// keeps acknowledging INCRs; a WAIT that does not wait for the
+		// replica's ack shows instead as WAIT-confirmed INCRs going on.
+		w0 := sumAcked(waited)
+		waitUntil(t, "a WAIT timeout in every WAIT client", logs, func() bool {
+			return timeouts.Load() >= failoverClients || sumAcked(waited) >= w0+failoverAcks/10
+		})
 	}
 	// SIGKILL, stopped or not: no SIGCONT first (proc.kill's), which
 	// would let a power-cut master send a few more bytes.
@@ -333,4 +355,80 @@ func startSentinel(t *testing.T, exe, masterAddr string, quorum int) *sentinelNo
 		time.Sleep(20 * time.Millisecond)
 	}
 	return n
+}
+
+// linkHost is where linkProxy listens, on the master's port: the replica
+// replicates from, and Sentinel monitors, linkHost:<master port>, one
+// address (Sentinel reconfigures a replica whose master address is not
+// the one it monitors).
+const linkHost = "127.0.0.2"
+
+// linkProxy relays TCP connections from linkHost:port to 127.0.0.1:port
+// until partition, after which it forwards nothing, in either direction,
+// and closes nothing: a silent network split, not a disconnection.
+type linkProxy struct {
+	addr        string
+	partitioned atomic.Bool
+}
+
+func startLinkProxy(t *testing.T, port int) *linkProxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", net.JoinHostPort(linkHost, strconv.Itoa(port)))
+	if err != nil {
+		t.Fatalf("relay on %s: %v", linkHost, err)
+	}
+	lp := &linkProxy{addr: ln.Addr().String()}
+	var mu sync.Mutex
+	var conns []net.Conn
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	target := "127.0.0.1:" + strconv.Itoa(port)
+	go func() {
+		for {
+			in, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			out, err := net.Dial("tcp", target)
+			if err != nil {
+				in.Close()
+				continue
+			}
+			mu.Lock()
+			conns = append(conns, in, out)
+			mu.Unlock()
+			go lp.relay(in, out)
+			go lp.relay(out, in)
+		}
+	}()
+	return lp
+}
+
+func (lp *linkProxy) partition() { lp.partitioned.Store(true) }
+
+// relay copies src to dst, dropping what it reads once partitioned.
+func (lp *linkProxy) relay(src, dst net.Conn) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 && !lp.partitioned.Load() {
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			if err == io.EOF && !lp.partitioned.Load() {
+				if tc, ok := dst.(*net.TCPConn); ok {
+					tc.CloseWrite()
+				}
+			}
+			return
+		}
+	}
 }
