@@ -19,8 +19,10 @@ func init() {
 		k("touch", -2, r|cmdFast, 1, -1, 1, touchCommand, "Alters the last access time of a key(s). Returns the number of existing keys specified.", "3.2.1", "@read", "@fast"),
 		k("type", 2, r|cmdFast, 1, 1, 1, typeCommand, "Determine the type stored at key", "1.0.0", "@read", "@fast"),
 		k("keys", 2, r, 0, 0, 0, keysCommand, "Find all keys matching the given pattern", "1.0.0", "@read", "@slow", "@dangerous"),
-		k("scan", -2, r, 0, 0, 0, scanCommand, "Incrementally iterate the keys space", "2.8.0", "@read", "@slow"),
-		k("randomkey", 1, r, 0, 0, 0, randomkeyCommand, "Return a random key from the keyspace", "1.0.0", "@read", "@slow"),
+		// SCAN and RANDOMKEY log the keys they find expired as separate
+		// DELs, never wrapped in MULTI/EXEC (expire.tcl).
+		k("scan", -2, r|cmdTouchesArbitraryKeys, 0, 0, 0, scanCommand, "Incrementally iterate the keys space", "2.8.0", "@read", "@slow"),
+		k("randomkey", 1, r|cmdTouchesArbitraryKeys, 0, 0, 0, randomkeyCommand, "Return a random key from the keyspace", "1.0.0", "@read", "@slow"),
 		k("rename", 3, w, 1, 2, 1, renameCommand, "Rename a key", "1.0.0", "@write", "@slow"),
 		k("renamenx", 3, w|cmdFast, 1, 2, 1, renamenxCommand, "Rename a key, only if the new key does not exist", "1.0.0", "@write", "@fast"),
 		k("move", 3, w|cmdFast, 1, 1, 1, moveCommand, "Move a key to another database", "1.0.0", "@write", "@fast"),

@@ -2,6 +2,8 @@ package server
 
 import (
 	"bufio"
+	"bytes"
+	"io"
 	"net"
 	"regexp"
 	"sort"
@@ -387,5 +389,121 @@ func TestDiffConfigSetLocalAndDuringLoading(t *testing.T) {
 		if got := <-done; got != "+OK\r\n" {
 			t.Fatalf("%s: DEBUG LOADAOF: %q", tg.name, got)
 		}
+	}
+}
+
+// expire.tcl's "All TTL in commands are propagated as absolute timestamp
+// in replication stream", checked on the AOF: relative TTLs become PXAT
+// or PEXPIREAT, an expire in the past a DEL, RESTORE keeps ABSTTL.
+func TestDiffTTLPropagatedAbsolute(t *testing.T) {
+	p := newDiffPair(t, "--appendonly", "yes", "--appendfsync", "always")
+	dump := func() string { _, rc := p.conn(0); return bulkText(rc.do("DUMP", "foo1")) }
+	p.run([][]string{
+		cmd("SET", "foo1", "bar", "EX", "200"), cmd("SET", "foo1", "bar", "PX", "100000"),
+		cmd("SET", "foo1", "bar", "EXAT", "4102444800"), cmd("SET", "foo1", "bar", "PXAT", "4102444800123"),
+		cmd("SETEX", "foo1", "100", "bar"), cmd("PSETEX", "foo1", "100000", "bar"),
+		cmd("SET", "foo2", "bar"), cmd("EXPIRE", "foo2", "100"), cmd("PEXPIRE", "foo2", "100000"),
+		cmd("SET", "foo3", "bar"), cmd("EXPIREAT", "foo3", "4102444800"), cmd("PEXPIREAT", "foo3", "4102444800123"),
+		cmd("EXPIREAT", "foo3", "100"),
+		cmd("SET", "foo4", "bar"), cmd("GETEX", "foo4", "EX", "200"), cmd("GETEX", "foo4", "PX", "200000"),
+		cmd("GETEX", "foo4", "EXAT", "4102444800"), cmd("GETEX", "foo4", "PXAT", "4102444800123"),
+		cmd("EXPIRE", "foo4", "9223370399119966"), cmd("PEXPIRE", "foo4", "9223372036854770000"),
+		cmd("EXPIRE", "foo4", "100", "GT"), cmd("EXPIRE", "foo4", "100", "LT"), cmd("GETEX", "foo4", "PERSIST"),
+		cmd("PEXPIRE", "foo4", "100000", "NX"),
+	})
+	d := dump()
+	p.run([][]string{
+		cmd("RESTORE", "foo6", "100000", d), cmd("RESTORE", "foo7", "4102444800123", d, "ABSTTL"),
+		cmd("RESTORE", "foo8", "100000", d, "absttl"), cmd("EXPIRE", "foo6", "-1"),
+	})
+	abs := regexp.MustCompile(`\$13\r\n[0-9]{13}\r\n`)
+	got := abs.ReplaceAll(incrAOF(t, p.ours.dir), []byte("T"))
+	want := abs.ReplaceAll(incrAOF(t, p.real.dir), []byte("T"))
+	if !bytes.Equal(got, want) {
+		t.Fatalf("AOF differs:\n ours:  %q\n redis: %q", got, want)
+	}
+}
+
+// expire.tcl: keys lazily expired by a read (GET, SCAN, RANDOMKEY, EXISTS
+// in MULTI) are logged as their own DELs, never the read command nor a
+// MULTI/EXEC around them.
+func TestDiffLazyExpirePropagation(t *testing.T) {
+	p := newDiffPair(t, "--appendonly", "yes", "--appendfsync", "always")
+	p.run([][]string{
+		cmd("DEBUG", "SET-ACTIVE-EXPIRE", "0"),
+		cmd("SET", "foo", "bar", "PX", "1"), cmd("SET", "x", "bar", "PX", "1"), cmd("SET", "y", "bar", "PX", "1"),
+		cmd("SET", "z", "bar", "PX", "1"), cmd("SET", "w", "bar", "PX", "1"), pause(20),
+		cmd("GET", "foo"), sorted("KEYS", "*"), cmd("SET", "keep", "1"),
+		cmd("MULTI"), cmd("EXISTS", "z"), cmd("GET", "keep"), cmd("EXEC"),
+		cmd("SCAN", "0"), cmd("DBSIZE"),
+		cmd("SET", "r1", "v", "PX", "1"), cmd("SET", "r2", "v", "PX", "1"), cmd("SET", "r3", "v", "PX", "1"),
+		cmd("DEL", "keep"), pause(20), cmd("RANDOMKEY"), cmd("DBSIZE"),
+		cmd("SET", "m1", "v", "PX", "1"), cmd("SET", "m2", "v", "PX", "1"), pause(20),
+		cmd("MGET", "m1", "m2"), // a read expiring two keys: wrapped
+	})
+	got, want := delRunsSorted(t, incrAOF(t, p.ours.dir)), delRunsSorted(t, incrAOF(t, p.real.dir))
+	if got != want {
+		t.Fatalf("AOF differs:\n ours:  %q\n redis: %q", got, want)
+	}
+}
+
+// delRunsSorted returns an AOF's commands with timestamps masked and each
+// run of consecutive DELs sorted (keys found in hash order).
+func delRunsSorted(t *testing.T, aof []byte) string {
+	t.Helper()
+	ts := regexp.MustCompile(`\$13\r\n[0-9]{13}\r\n`)
+	br := bufio.NewReader(bytes.NewReader(ts.ReplaceAllLiteral(aof, []byte("$13\r\nTTTTTTTTTTTTT\r\n"))))
+	var cmds []string
+	for {
+		raw, err := readRaw(br)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("reading the AOF back: %v", err)
+		}
+		cmds = append(cmds, raw)
+	}
+	if len(cmds) < 2 {
+		t.Fatalf("AOF holds %d commands", len(cmds))
+	}
+	isDel := func(c string) bool { return strings.HasPrefix(c, "*2\r\n$3\r\nDEL\r\n") }
+	for i := 0; i < len(cmds); {
+		j := i
+		for j < len(cmds) && isDel(cmds[j]) {
+			j++
+		}
+		sort.Strings(cmds[i:j])
+		i = max(j, i+1)
+	}
+	return strings.Join(cmds, "")
+}
+
+// A write that stores over a key it finds expired logs the DEL first,
+// inside the command's MULTI/EXEC (Redis's setKey looks the key up for
+// writing): MSET, BITOP, the *STORE commands.
+func TestDiffStoreOverExpiredKey(t *testing.T) {
+	p := newDiffPair(t, "--appendonly", "yes", "--appendfsync", "always")
+	p.run([][]string{
+		cmd("DEBUG", "SET-ACTIVE-EXPIRE", "0"),
+		cmd("SADD", "s1", "a", "b"), cmd("ZADD", "z1", "1", "a"), cmd("SET", "b1", "x"), cmd("RPUSH", "l1", "3", "1", "2"),
+		cmd("GEOADD", "g1", "13.361389", "38.115556", "Palermo"),
+	})
+	keys := []string{"m1", "m2", "m3", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9", "d10"}
+	for _, k := range keys {
+		p.run([][]string{cmd("SET", k, "v", "PX", "1")})
+	}
+	p.run([][]string{
+		pause(20),
+		cmd("MSET", "m1", "1", "m2", "2", "other", "3"), cmd("MSETNX", "m3", "1", "m1", "2"),
+		cmd("BITOP", "OR", "d1", "b1"), cmd("SUNIONSTORE", "d2", "s1"), cmd("SINTERSTORE", "d3", "s1"),
+		cmd("SDIFFSTORE", "d4", "s1"), cmd("ZUNIONSTORE", "d5", "1", "z1"), cmd("ZRANGESTORE", "d6", "z1", "0", "-1"),
+		cmd("SORT", "l1", "STORE", "d7"), cmd("GEOSEARCHSTORE", "d8", "g1", "FROMLONLAT", "15", "37", "BYRADIUS", "200", "km"),
+		cmd("COPY", "b1", "d9"), cmd("SUNIONSTORE", "d10", "nokey"),
+	})
+	p.checkDigest()
+	got, want := delRunsSorted(t, incrAOF(t, p.ours.dir)), delRunsSorted(t, incrAOF(t, p.real.dir))
+	if got != want {
+		t.Fatalf("AOF differs:\n ours:  %q\n redis: %q", got, want)
 	}
 }

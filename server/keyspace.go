@@ -110,6 +110,9 @@ func (s *Server) beforeModify(db *DB, key string) {
 // setKey stores v under key, replacing any previous value; keepTTL keeps an
 // existing expire (SET KEEPTTL), otherwise it is removed.
 func (s *Server) setKey(db *DB, key []byte, v entry, keepTTL bool) {
+	// Redis's setKey looks the key up for writing: one found expired is
+	// deleted (and its DEL logged) before the new value goes in.
+	s.expireIfNeeded(db, key)
 	k := bstr(key)
 	v.setSnapMark(s.snapParity)
 	if p := db.keys.GetPtr(k); p != nil {
