@@ -24,7 +24,7 @@ import (
 // Sentinel promotes the replica; the counters are read from it.
 //
 // The replica and the sentinels reach the master through a relay
-// (linkProxy, on 127.0.0.2 and the master's port, so that the address
+// (linkProxy, on a 127.0.0.1 port of its own, so that the address
 // Sentinel monitors is the one the replica replicates from); the clients
 // connect directly. The third failure, partition, is the classic split:
 // the relay stops forwarding (the master cut off from its replica and the
@@ -139,7 +139,7 @@ func failoverRun(t *testing.T, crashfsExe, exe, sentinelBin, kind, failure strin
 		t.Fatalf("master did not start:\n%s", out)
 	}
 	link := startLinkProxy(t, master.port)
-	replica, out := startServer(t, exe, conf("replica", rdir, fmt.Sprintf("replicaof %s %d\n", linkHost, master.port)))
+	replica, out := startServer(t, exe, conf("replica", rdir, fmt.Sprintf("replicaof 127.0.0.1 %d\n", link.port)))
 	if replica == nil {
 		t.Fatalf("replica did not start:\n%s", out)
 	}
@@ -365,27 +365,25 @@ func startSentinel(t *testing.T, exe, masterAddr string, quorum int) *sentinelNo
 	return n
 }
 
-// linkHost is where linkProxy listens, on the master's port: the replica
-// replicates from, and Sentinel monitors, linkHost:<master port>, one
-// address (Sentinel reconfigures a replica whose master address is not
-// the one it monitors).
-const linkHost = "127.0.0.2"
-
-// linkProxy relays TCP connections from linkHost:port to 127.0.0.1:port
-// until partition, after which it forwards nothing, in either direction,
-// and closes nothing: a silent network split, not a disconnection.
+// linkProxy relays TCP connections from a free 127.0.0.1 port of its own
+// to the master's port until partition, after which it forwards nothing,
+// in either direction, and closes nothing: a silent network split, not a
+// disconnection. The replica replicates from, and Sentinel monitors, the
+// relay's address: one address (Sentinel reconfigures a replica whose
+// master address is not the one it monitors).
 type linkProxy struct {
 	addr        string
+	port        int
 	partitioned atomic.Bool
 }
 
 func startLinkProxy(t *testing.T, port int) *linkProxy {
 	t.Helper()
-	ln, err := net.Listen("tcp", net.JoinHostPort(linkHost, strconv.Itoa(port)))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		t.Fatalf("relay on %s: %v", linkHost, err)
+		t.Fatalf("relay: %v", err)
 	}
-	lp := &linkProxy{addr: ln.Addr().String()}
+	lp := &linkProxy{addr: ln.Addr().String(), port: ln.Addr().(*net.TCPAddr).Port}
 	var mu sync.Mutex
 	var conns []net.Conn
 	t.Cleanup(func() {
