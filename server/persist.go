@@ -189,7 +189,6 @@ func (s *Server) newBaseEncoder(w io.Writer, aofBase bool) snapEncoder {
 
 // encodeAll writes the whole dataset synchronously (SAVE, start-up base).
 func (s *Server) encodeAll(enc snapEncoder, aofBase bool) error {
-	s.refreshUsedMemory() // the used-mem aux field: what was in use when saving
 	if err := enc.Header(rdb.StandardAux(time.Now().Unix(), s.usedMemory(), aofBase)); err != nil {
 		return err
 	}

@@ -370,7 +370,6 @@ func (s *Server) startSnapshot(aofBase bool) *snapshot {
 		sn.total += int64(db.size())
 	}
 	sn.keyDelay = time.Duration(s.cfg.RDBKeySaveDelay) * time.Microsecond // negative: see debugDelay
-	s.refreshUsedMemory() // the used-mem aux field: what was in use when saving
 	sn.enc.Header(rdb.StandardAux(time.Now().Unix(), s.usedMemory(), aofBase))
 	s.writeFunctions(sn.enc) // the libraries of this instant, before the keys
 	s.snap = sn
