@@ -117,6 +117,9 @@ func (d *dict[V]) Reserve(n int) {
 // Len returns the number of keys.
 func (d *dict[V]) Len() int { return d.ht[0].used + d.ht[1].used }
 
+// slots is dictSlots: the buckets of both tables.
+func (d *dict[V]) slots() int64 { return int64(len(d.ht[0].buckets) + len(d.ht[1].buckets)) }
+
 func (d *dict[V]) rehashing() bool { return d.rehashidx >= 0 }
 
 // relocating reports whether the running rehash copies nodes into a fresh

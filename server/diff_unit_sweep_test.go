@@ -507,3 +507,44 @@ func TestDiffStoreOverExpiredKey(t *testing.T) {
 		t.Fatalf("AOF differs:\n ours:  %q\n redis: %q", got, want)
 	}
 }
+
+// MEMORY STATS: Redis's fields in its order, a db.N map per non-empty
+// database whose table overheads are Redis's (entries, buckets and robjs),
+// the same key count; the byte figures are our estimates.
+func TestDiffMemoryStats(t *testing.T) {
+	for _, resp3 := range []bool{false, true} {
+		p := newDiffPair(t)
+		if resp3 {
+			p.resp3 = true
+			p.hello3(0)
+		}
+		setup := [][]string{cmd("MEMORY", "STATS", "x"), shape("MEMORY", "STATS")}
+		for i := 0; i < 40; i++ {
+			setup = append(setup, cmd("SET", "k"+strconv.Itoa(i), "v"))
+		}
+		setup = append(setup, cmd("EXPIRE", "k1", "100"), cmd("EXPIRE", "k2", "100"),
+			cmd("SELECT", "3"), cmd("SET", "x", "1"), cmd("SELECT", "0"), shape("MEMORY", "STATS"))
+		p.run(setup)
+		oc, rc := p.conn(0)
+		fields := func(c *respConn) []string {
+			_, el, ok := splitRaw(c.do("MEMORY", "STATS"))
+			if !ok || len(el)%2 != 0 {
+				t.Fatalf("MEMORY STATS: %q", el)
+			}
+			var out []string
+			for i := 0; i < len(el); i += 2 {
+				name := bulkText(el[i])
+				switch {
+				case strings.HasPrefix(name, "db."), name == "keys.count":
+					out = append(out, name+"="+el[i+1])
+				default:
+					out = append(out, name)
+				}
+			}
+			return out
+		}
+		if got, want := fields(oc), fields(rc); strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Fatalf("resp3=%v MEMORY STATS:\n ours:  %q\n redis: %q", resp3, got, want)
+		}
+	}
+}
