@@ -387,7 +387,7 @@ func (s *Server) memCharged() (sums, charged int64) {
 	for _, db := range s.dbs {
 		sums += db.memBytes
 		db.keys.Range(func(k string, e *entry) bool {
-			charged += roundUp8(len(k)) + valueCost(*e)
+			charged += allocSize(len(k)) + valueCost(*e)
 			return true
 		})
 	}
