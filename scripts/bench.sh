@@ -96,3 +96,10 @@ echo "== results (ratio = aofserver / redis)"
 printf '%-34s %12s %12s %7s\n' "cell" "aofserver" "redis-7.0" "ratio"
 printf '%s\n' "${ROWS[@]}"
 printf '%-34s %10.1fMB %10.1fMB %7s\n' "RSS, 1M keys x 10-byte values" "$(awk -v k="$ro" 'BEGIN{print k/1024}')" "$(awk -v k="$rr" 'BEGIN{print k/1024}')" "$mratio"
+
+# Master SET throughput with one attached replica, ours against Redis's
+# (the ratio in the same run); REPL=0 skips it.
+if [ "${REPL:-1}" != 0 ]; then
+  echo
+  REPEATS="$REPEATS" scripts/bench_repl.sh
+fi
