@@ -14,6 +14,7 @@ import (
 
 	"github.com/aofserver/aofserver/aof"
 	"github.com/aofserver/aofserver/config"
+	"github.com/aofserver/aofserver/rdb"
 )
 
 // Replication, master side, as Redis 7.0's replication.c: replicas attach
@@ -77,6 +78,7 @@ type replica struct {
 	putOnlineOnAck bool      // diskless: online at its first ACK
 	psyncInitial   int64     // the offset its full sync starts from
 	oldProto       bool      // SYNC (no +FULLRESYNC line)
+	excludeData    bool      // rdb-filter-only functions: the RDB without keys
 	// start hands the writer what to send first (under mu, once).
 	start chan replStart
 	// writerDone is closed when the writer goroutine ends.
@@ -362,9 +364,11 @@ func replconfCommand(c *client, argv [][]byte) {
 		listeningPort       int
 		announcedIP         string
 		capaEOF, capaPsync2 bool
+		excludeData         bool
 	}
 	if r := c.repl; r != nil {
 		pend.listeningPort, pend.announcedIP, pend.capaEOF, pend.capaPsync2 = r.listeningPort, r.announcedIP, r.capaEOF, r.capaPsync2
+		pend.excludeData = r.excludeData
 	}
 	for i := 1; i < len(argv); i += 2 {
 		opt, val := strings.ToLower(string(argv[i])), argv[i+1]
@@ -408,10 +412,21 @@ func replconfCommand(c *client, argv [][]byte) {
 				l.sendAck(s)
 			}
 			return
-		case "rdb-only", "rdb-filter-only":
-			if _, ok := parseInt(val); !ok && opt == "rdb-only" {
+		case "rdb-only":
+			if _, ok := parseInt(val); !ok {
 				c.errNotInt()
 				return
+			}
+		case "rdb-filter-only":
+			// Redis 7.0: space-separated filters; "functions" leaves
+			// the keys out (redis-cli --functions-rdb).
+			pend.excludeData = false
+			for _, f := range strings.Fields(string(val)) {
+				if !strings.EqualFold(f, "functions") {
+					c.err("ERR Unsupported rdb-filter-only option: " + f)
+					return
+				}
+				pend.excludeData = true
 			}
 		default:
 			c.err("ERR Unrecognized REPLCONF option: " + string(argv[i]))
@@ -423,6 +438,7 @@ func replconfCommand(c *client, argv [][]byte) {
 	}
 	r := c.repl
 	r.listeningPort, r.announcedIP, r.capaEOF, r.capaPsync2 = pend.listeningPort, pend.announcedIP, pend.capaEOF, pend.capaPsync2
+	r.excludeData = pend.excludeData
 	c.ok()
 }
 
@@ -708,7 +724,12 @@ func (x *disklessXfer) isFailed(r *replica) bool {
 // startDisklessXfer is rdbSaveToSlavesSockets, without a child: our
 // snapshot's feeder writes the RDB to the sockets.
 func (s *Server) startDisklessXfer(rs []*replica) {
-	sn := s.startSnapshot(false)
+	var sn *snapshot
+	if functionsOnly(rs) {
+		sn = s.functionsOnlySnapshot()
+	} else {
+		sn = s.startSnapshot(false)
+	}
 	x := &disklessXfer{sn: sn, mark: randomHex40(), replicas: rs, done: make(chan struct{}), failed: map[*replica]bool{}, timeout: s.replTimeout()}
 	s.repl.diskless = x
 	x.ready.Add(len(rs))
@@ -717,8 +738,36 @@ func (s *Server) startDisklessXfer(rs []*replica) {
 		r.start <- replStart{hdr: r.hdrLine, xfer: x}
 		r.hdrLine = nil
 	}
-	go s.runWalker(sn)
+	if !sn.walkDone {
+		go s.runWalker(sn)
+	}
 	go s.feedDiskless(x)
+}
+
+func functionsOnly(rs []*replica) bool {
+	for _, r := range rs {
+		if !r.excludeData {
+			return false
+		}
+	}
+	return len(rs) > 0
+}
+
+// functionsOnlySnapshot is the RDB replicas that asked for
+// rdb-filter-only functions get (SLAVE_REQ_RDB_EXCLUDE_DATA): the function
+// libraries and no keys, built at once (it is small), with no walk and
+// no mark bits touched.
+func (s *Server) functionsOnlySnapshot() *snapshot {
+	sn := &snapshot{s: s, out: newSnapQueue(), curDB: -1, walkDone: true}
+	enc := rdb.NewEncoder(&sn.stage, rdb.EncoderOptions{Compression: s.cfg.RDBCompression, Checksum: s.cfg.RDBChecksum, Limits: s.rdbLimits()})
+	enc.Header(rdb.StandardAux(time.Now().Unix(), s.usedMemory(), false))
+	s.writeFunctions(enc)
+	if err := enc.Close(); err != nil {
+		sn.err = err
+	}
+	sn.out.put(sn.stage.take(snapBatch{}))
+	sn.out.close()
+	return sn
 }
 
 // feedDiskless streams the snapshot to the replicas, then lets each
