@@ -30,7 +30,7 @@ const cmdNoAsyncLoading = 0
 
 func saveCommand(c *client, argv [][]byte) {
 	s := c.srv
-	if s.rdbJob() != nil {
+	if s.rdbJob() != nil || s.repl.diskless != nil {
 		c.err("ERR Background save already in progress")
 		return
 	}
@@ -53,7 +53,7 @@ func bgsaveCommand(c *client, argv [][]byte) {
 		}
 	}
 	switch {
-	case s.rdbJob() != nil:
+	case s.rdbJob() != nil || s.repl.diskless != nil:
 		c.err("ERR Background save already in progress")
 	case s.childActive() || c.flags&flagMulti != 0 || s.execDepth > 1:
 		if schedule || c.flags&flagMulti != 0 || s.execDepth > 1 {

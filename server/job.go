@@ -165,7 +165,10 @@ func (s *Server) rdbJob() *job { return s.jobOf(jobRDB) }
 func (s *Server) aofJob() *job { return s.jobOf(jobAOF, jobAOFOff) }
 
 // childActive reports a running job (Redis's hasActiveChildProcess).
-func (s *Server) childActive() bool { return s.persist.job != nil }
+// A diskless replication transfer counts: it is a snapshot in progress
+// (Redis's RDB child with a socket target), and a second one would have to
+// finish its walk first, a pause that grows with the dataset.
+func (s *Server) childActive() bool { return s.persist.job != nil || s.repl.diskless != nil }
 
 // jobSeconds is how long j has run, for INFO (-1: no job).
 func jobSeconds(j *job) int64 {
