@@ -110,9 +110,26 @@ type proc struct {
 // set --dir) and waits until it logs "Ready to accept connections".
 func startProc(t *testing.T, exe string, args ...string) *proc {
 	t.Helper()
-	p := &proc{port: freePort(t), out: &syncBuf{}, done: make(chan struct{})}
-	args = append(args, "--port", strconv.Itoa(p.port))
-	p.cmd = exec.Command(exe, args...)
+	p := launchProc(t, freePort(t), exe, args...)
+	deadline := time.After(15 * time.Second)
+	for !strings.Contains(p.out.String(), "Ready to accept connections") {
+		select {
+		case <-p.done:
+			t.Fatalf("%s exited before ready: %v\n%s", exe, p.err, p.out.String())
+		case <-deadline:
+			t.Fatalf("%s not ready after 15 s:\n%s", exe, p.out.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	return p
+}
+
+// launchProc runs exe with args plus "--port port", collecting its
+// output; it is killed when the test ends.
+func launchProc(t *testing.T, port int, exe string, args ...string) *proc {
+	t.Helper()
+	p := &proc{port: port, out: &syncBuf{}, done: make(chan struct{})}
+	p.cmd = exec.Command(exe, append(args, "--port", strconv.Itoa(port))...)
 	p.cmd.Stdout = p.out
 	p.cmd.Stderr = p.out
 	if err := p.cmd.Start(); err != nil {
@@ -130,16 +147,6 @@ func startProc(t *testing.T, exe string, args ...string) *proc {
 			<-p.done
 		}
 	})
-	deadline := time.After(15 * time.Second)
-	for !strings.Contains(p.out.String(), "Ready to accept connections") {
-		select {
-		case <-p.done:
-			t.Fatalf("%s exited before ready: %v\n%s", exe, p.err, p.out.String())
-		case <-deadline:
-			t.Fatalf("%s not ready after 15 s:\n%s", exe, p.out.String())
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
 	return p
 }
 

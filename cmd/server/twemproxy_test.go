@@ -134,25 +134,7 @@ func waitPong(t *testing.T, addr string, done <-chan struct{}, output func() str
 // proxy expects it), ready once it answers PING.
 func startProcOn(t *testing.T, port int, exe string, args ...string) *proc {
 	t.Helper()
-	p := &proc{port: port, out: &syncBuf{}, done: make(chan struct{})}
-	p.cmd = exec.Command(exe, append(args, "--port", strconv.Itoa(port))...)
-	p.cmd.Stdout = p.out
-	p.cmd.Stderr = p.out
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		p.err = p.cmd.Wait()
-		close(p.done)
-	}()
-	t.Cleanup(func() {
-		select {
-		case <-p.done:
-		default:
-			p.cmd.Process.Kill()
-			<-p.done
-		}
-	})
+	p := launchProc(t, port, exe, args...)
 	waitPong(t, p.addr(), p.done, p.out.String)
 	return p
 }
