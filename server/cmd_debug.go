@@ -128,6 +128,10 @@ func debugCommand(c *client, argv [][]byte) {
 		c.ok()
 	case n == 3 && eqFold(sub, "quicklist-packed-threshold"):
 		debugPackedThreshold(c, argv[2])
+	case n == 3 && eqFold(sub, "htstats"):
+		debugHTStats(c, argv)
+	case n == 3 && eqFold(sub, "htstats-key"):
+		debugHTStatsKey(c, argv)
 	case n == 2 && eqFold(sub, "config-rewrite-force-all"):
 		// rewriteConfig(server.configfile, 1): with no file, fopen(NULL)
 		// fails with EFAULT.

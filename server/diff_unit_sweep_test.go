@@ -548,3 +548,18 @@ func TestDiffMemoryStats(t *testing.T) {
 		}
 	}
 }
+
+// DEBUG HTSTATS / HTSTATS-KEY print dictGetStats (always the full form in
+// 7.0.15); with one element the chain figures cannot depend on the hash.
+func TestDiffDebugHTStats(t *testing.T) {
+	diff(t, [][]string{
+		cmd("DEBUG", "HTSTATS", "0"), cmd("DEBUG", "HTSTATS", "16"), cmd("DEBUG", "HTSTATS", "-1"),
+		cmd("DEBUG", "HTSTATS", "x"), cmd("DEBUG", "HTSTATS", "0", "full"),
+		cmd("SET", "a", "1"), cmd("EXPIRE", "a", "100"), cmd("DEBUG", "HTSTATS", "0"),
+		cmd("DEBUG", "HTSTATS-KEY", "a"), cmd("DEBUG", "HTSTATS-KEY", "nokey"), cmd("DEBUG", "HTSTATS-KEY", "a", "full"),
+		cmd("SADD", "s", "x"), cmd("DEBUG", "HTSTATS-KEY", "s"),
+		cmd("HSET", "h", "f", "v"), cmd("DEBUG", "HTSTATS-KEY", "h"),
+		cmd("CONFIG", "SET", "hash-max-listpack-entries", "0"), cmd("HSET", "h2", "f", "v"), cmd("DEBUG", "HTSTATS-KEY", "h2"),
+		cmd("CONFIG", "SET", "zset-max-listpack-entries", "0"), cmd("ZADD", "z", "1", "m"), cmd("DEBUG", "HTSTATS-KEY", "z"),
+	})
+}
