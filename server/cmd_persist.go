@@ -120,7 +120,17 @@ func configSetCommand(c *client, argv [][]byte) {
 	// enable-protected-configs local lets a local client set dir & co.;
 	// some directives wait for the dataset to load (DENY_LOADING_CONFIG).
 	opts := config.SetOptions{Local: c.isLocal(), Loading: s.loading}
-	err := s.cfg.SetWith(pairs, opts, func(changed []string) error { return s.applyConfig(changed) })
+	err := s.cfg.SetWith(pairs, opts, func(changed []string) error {
+		err := s.applyConfig(changed)
+		if err != nil {
+			name := changed[0]
+			if ae, ok := err.(*config.ApplyError); ok {
+				name = ae.Name
+			}
+			s.log.Warn().Msgf("Failed applying new configuration. Possibly related to new %s setting. Restoring previous settings.", name)
+		}
+		return err
+	})
 	s.passwordSet.Store(s.cfg.Requirepass != "") // also after a rollback
 	s.inflight.Store(int32(s.cfg.AOFGroupCommitInflight))
 	if err != nil {

@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"io"
 	"net"
+	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
@@ -290,6 +292,19 @@ func TestDiffConfigSetPortBindRebind(t *testing.T) {
 		cmd("CONFIG", "SET", "bind", "999.999.1.1"),
 		cmd("CONFIG", "GET", "bind"),
 	})
+	realLog, _ := os.ReadFile(filepath.Join(p.real.dir, "redis.log"))
+	for _, line := range []string{
+		"Warning: Could not create server TCP listening socket 127.0.0.1:" + used + ": bind: Address already in use",
+		"Failed applying new configuration. Possibly related to new port setting. Restoring previous settings.",
+		"Failed applying new configuration. Possibly related to new bind setting. Restoring previous settings.",
+	} {
+		if !strings.Contains(string(realLog), line) {
+			t.Fatalf("redis-server did not log %q:\n%s", line, realLog)
+		}
+		if !strings.Contains(p.ours.logs.String(), line) {
+			t.Fatalf("we did not log %q:\n%s", line, p.ours.logs.String())
+		}
+	}
 	ping := func(addr string) bool {
 		nc, err := net.DialTimeout("tcp", addr, 5*time.Second)
 		if err != nil {
