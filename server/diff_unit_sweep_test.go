@@ -578,3 +578,11 @@ func TestDiffDebugHTStats(t *testing.T) {
 		cmd("CONFIG", "SET", "zset-max-listpack-entries", "0"), cmd("ZADD", "z", "1", "m"), cmd("DEBUG", "HTSTATS-KEY", "z"),
 	})
 }
+
+// PUBSUB CHANNELS with more than a pattern is a subcommand syntax error.
+func TestDiffPubsubChannelsArgs(t *testing.T) {
+	diff(t, [][]string{
+		cmd("PUBSUB", "CHANNELS", "a", "b"), cmd("pubsub", "channels", "a", "b", "c"), cmd("PUBSUB", "CHANNELS", "*"),
+		cmd("PUBSUB", "NUMSUB"), cmd("PUBSUB", "NUMPAT", "x"), cmd("PUBSUB", "NUMSUB", "a", "b"),
+	})
+}

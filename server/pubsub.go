@@ -245,7 +245,7 @@ func publishCommand(c *client, argv [][]byte) {
 func pubsubChannelsCommand(c *client, argv [][]byte) {
 	s := c.srv
 	if len(argv) > 3 {
-		c.err(arityError(c.srv.commands["pubsub"].subs["channels"]))
+		c.err(subcommandSyntaxError(argv)) // addReplySubcommandSyntaxError
 		return
 	}
 	var out []string
