@@ -319,7 +319,7 @@ func (c *client) infoLineOmem(viewer *client, omem int64) string {
 	}
 	var qbuf, qfree, rbs int64
 	if viewer == c {
-		qbuf, qfree, rbs = int64(c.rd.end-c.rd.pos), int64(len(c.rd.buf)-c.rd.end), int64(len(c.rd.buf))
+		qbuf, qfree, rbs = int64(c.rd.end-c.rd.batchStart), int64(len(c.rd.buf)-c.rd.end), int64(len(c.rd.buf))
 	} else {
 		rbs = c.qbufCap.Load()
 		qfree = rbs

@@ -586,3 +586,28 @@ func TestDiffPubsubChannelsArgs(t *testing.T) {
 		cmd("PUBSUB", "NUMSUB"), cmd("PUBSUB", "NUMPAT", "x"), cmd("PUBSUB", "NUMSUB", "a", "b"),
 	})
 }
+
+// introspection.tcl's CLIENT LIST / CLIENT INFO: the client's own qbuf
+// counts the command being run (and the rest of its read), as Redis's
+// query buffer holds them until the batch is done.
+func TestDiffClientListOwnQbuf(t *testing.T) {
+	p := newDiffPair(t)
+	oc, rc := p.conn(0)
+	qbuf := regexp.MustCompile(` qbuf=[0-9]+ `)
+	for _, args := range [][]string{{"CLIENT", "LIST"}, {"CLIENT", "INFO"}, {"client", "list", "type", "normal"}} {
+		got, want := qbuf.FindString(oc.do(args...)), qbuf.FindString(rc.do(args...))
+		if got == "" || got != want {
+			t.Fatalf("%q: ours %q, redis %q", args, got, want)
+		}
+	}
+	// Pipelined: the first command sees the whole read.
+	for _, c := range []*respConn{oc, rc} {
+		c.nc.Write([]byte("*2\r\n$6\r\nCLIENT\r\n$4\r\nINFO\r\nPING\r\n"))
+	}
+	got, want := qbuf.FindString(oc.read()), qbuf.FindString(rc.read())
+	oc.read()
+	rc.read()
+	if got != want || got != " qbuf=32 " {
+		t.Fatalf("pipelined: ours %q, redis %q", got, want)
+	}
+}

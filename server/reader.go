@@ -63,6 +63,9 @@ type reqReader struct {
 	// args of the commands parsed in the current batch, flattened.
 	args   [][]byte
 	cmdIdx []int
+	// batchStart is where the batch's unprocessed bytes began: Redis's
+	// query buffer holds them all until the batch ran (CLIENT LIST qbuf).
+	batchStart int
 }
 
 func newReqReader() *reqReader {
@@ -160,6 +163,12 @@ func (r *reqReader) reset() {
 // parse cuts as many complete commands as possible out of the buffer.
 func (r *reqReader) parse() error {
 	r.paused = false
+	if len(r.cmdIdx) == 0 {
+		r.batchStart = r.pos
+		if r.mbl > 0 || r.bulkLen >= 0 {
+			r.batchStart = r.cmdStart
+		}
+	}
 	for r.pos < r.end && !r.paused {
 		if r.mbl == 0 && r.bulkLen < 0 {
 			if r.buf[r.pos] == '*' {
