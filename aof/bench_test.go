@@ -5,7 +5,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/aofserver/aofserver/aof/fsx"
+	"github.com/aofserver/aofserver/fsx"
 )
 
 // BenchmarkFeed measures encoding into the buffer (the executor-lock part).

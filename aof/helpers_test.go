@@ -16,7 +16,7 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/aofserver/aofserver/aof/fsx"
+	"github.com/aofserver/aofserver/fsx"
 )
 
 // logBuf collects zerolog output from several goroutines.

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aofserver/aofserver/aof/fsx"
+	"github.com/aofserver/aofserver/fsx"
 	"github.com/aofserver/aofserver/manifest"
 )
 

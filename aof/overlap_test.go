@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aofserver/aofserver/aof/fsx"
+	"github.com/aofserver/aofserver/fsx"
 )
 
 // slowSyncFS holds every Sync of an incr file until a second one is in

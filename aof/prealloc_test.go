@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aofserver/aofserver/aof/fsx"
+	"github.com/aofserver/aofserver/fsx"
 )
 
 func withPrealloc(n int64) func(*Options) { return func(o *Options) { o.PreallocSize = n } }

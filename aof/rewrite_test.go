@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/aofserver/aofserver/aof/fsx"
+	"github.com/aofserver/aofserver/fsx"
 )
 
 // writeTempBase plays the rewrite child: it writes a RESP base of snapshot

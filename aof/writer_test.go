@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aofserver/aofserver/aof/fsx"
+	"github.com/aofserver/aofserver/fsx"
 )
 
 const incr1Path = "/data/appendonlydir/appendonly.aof.1.incr.aof"

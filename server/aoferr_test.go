@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aofserver/aofserver/aof/fsx"
+	"github.com/aofserver/aofserver/fsx"
 )
 
 // failFS fails writes to AOF files with ENOSPC while full is set.

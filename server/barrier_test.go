@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aofserver/aofserver/aof/fsx"
 	"github.com/aofserver/aofserver/config"
+	"github.com/aofserver/aofserver/fsx"
 )
 
 // gateFS wraps the OS file system; while closed, Sync of an AOF file blocks.

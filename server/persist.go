@@ -14,8 +14,8 @@ import (
 	"unsafe"
 
 	"github.com/aofserver/aofserver/aof"
-	"github.com/aofserver/aofserver/aof/fsx"
 	"github.com/aofserver/aofserver/config"
+	"github.com/aofserver/aofserver/fsx"
 	"github.com/aofserver/aofserver/rdb"
 )
 

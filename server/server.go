@@ -14,8 +14,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/aofserver/aofserver/aof"
-	"github.com/aofserver/aofserver/aof/fsx"
 	"github.com/aofserver/aofserver/config"
+	"github.com/aofserver/aofserver/fsx"
 )
 
 // Version is the Redis version we answer as (INFO redis_version, HELLO).
