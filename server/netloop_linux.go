@@ -51,7 +51,7 @@ import (
 //
 // With aof-group-commit-inflight above 1 (a disk whose flushes are slow
 // and overlap, such as network storage), up to that many syncers fsync at
-// once (aof's SyncOverlapped): the loop goroutine that ends an iteration
+// once (aof's Sync with overlap): the loop goroutine that ends an iteration
 // with held replies becomes one more syncer while fewer are running, and a
 // standby is started if none is left to take the loop over. The loop's
 // epoll set wakes a standby only while some syncer is in an fsync and no
@@ -126,8 +126,8 @@ type loopConn struct {
 	// mu guards held, inOff, syncer and killReq, which the syncer
 	// goroutine changes while the loop may look.
 	mu      sync.Mutex
-	held    bool  // replies waiting at the AOF barrier
-	heldOff int64 // ... for this offset
+	held    bool       // replies waiting at the AOF barrier
+	heldOff aof.Ticket // ... until this ticket is durable
 	heldA   *aof.AOF
 	inOff   bool  // EPOLLIN interest removed while held
 	perr    error // protocol error to report after the held replies
@@ -138,8 +138,8 @@ type loopConn struct {
 	// buffer: it is read again before its fsync (loop-owned), so one
 	// fsync covers a long pipeline instead of a buffer's worth at a time.
 	more      bool
-	moreIter  uint64 // the iteration that last read it
-	heldStart int64  // heldOff when its replies were first held
+	moreIter  uint64     // the iteration that last read it
+	heldStart aof.Ticket // heldOff when its replies were first held
 }
 
 var errLoopConn = errors.New("connection owned by the network loop")
@@ -655,7 +655,7 @@ func (l *netLoop) serve(c *client) {
 			l.readOn(c, perr, full)
 			return
 		}
-		if lastA != nil && !lastA.Acked(c.waitOff) {
+		if lastA != nil && !lastA.Durable(c.waitOff) {
 			// Written (or fsynced) once for the whole iteration, then
 			// sent: see ackHeld.
 			lc.mu.Lock()
@@ -687,9 +687,9 @@ func (l *netLoop) readOn(c *client, perr error, full bool) {
 	if perr != nil {
 		lc.perr = perr
 	}
-	more := (full || c.rd.partial()) && lc.perr == nil && lc.heldA != nil && lc.heldA.Always() &&
+	more := (full || c.rd.partial()) && lc.perr == nil && lc.heldA != nil && lc.heldA.Blocks() &&
 		c.connFlags&(flagCloseAfterReply|flagCloseASAP) == 0 &&
-		withinReadOn(len(c.out), lc.heldOff-lc.heldStart)
+		withinReadOn(len(c.out), int64(lc.heldOff-lc.heldStart))
 	if more {
 		c.rd.reset() // executed: the next read starts a new batch
 	}
@@ -740,74 +740,69 @@ func (l *netLoop) finish(c *client, perr error) {
 // goroutine (handOff with the rest of the output); false means the loop no
 // longer owns c.
 func (l *netLoop) write(c *client) bool {
-	lc := c.lc
-	// Counted before the peer can see the bytes; what was not written is
-	// taken back.
-	l.s.stats.netOutput.Add(int64(len(c.out)))
-	n, err := unix.Write(lc.fd, c.out)
-	if n = max(n, 0); n < len(c.out) {
-		l.s.stats.netOutput.Add(int64(n - len(c.out)))
-	}
-	if n == len(c.out) {
-		if cap(c.out) > 1<<20 {
-			c.out = nil
-		} else {
-			c.out = c.out[:0]
-		}
-		c.wroteOut()
+	done, err := l.sendOut(c)
+	if done {
 		return true
 	}
 	if err != nil && err != unix.EAGAIN && err != unix.EINTR {
 		l.closeClient(c)
 		return false
 	}
-	if n > 0 {
-		c.out = c.out[:copy(c.out, c.out[n:])]
-		c.outHeld.Store(int64(len(c.out)))
-	}
 	c.rd.reset()
 	l.handOffWrite(c)
 	return false
 }
 
-// ackHeld asks for the held replies' AOF bytes with one write for the
-// whole iteration (Redis's beforeSleep): done here under everysec and no;
-// under always this goroutine becomes the syncer (true: the standby took
-// the loop over meanwhile), or the running syncer takes them next.
+// sendOut writes c.out with one write(2) (writeReplies), for the loop and
+// its syncer: done when all of it went; otherwise c.out keeps the rest.
+func (l *netLoop) sendOut(c *client) (done bool, err error) {
+	n, err := l.s.writeReplies(c, c.out)
+	if n == len(c.out) {
+		c.wroteReplies()
+		return true, nil
+	}
+	if n > 0 {
+		c.out = c.out[:copy(c.out, c.out[n:])]
+		c.outHeld.Store(int64(len(c.out)))
+	}
+	return false, err
+}
+
+// ackHeld asks the AOF for the held replies' tickets once for the whole
+// iteration (Redis's beforeSleep): what needs no disk wait (a write, under
+// everysec and no) is done here, on the loop; what needs an fsync makes
+// this goroutine the syncer (true: the standby took the loop over
+// meanwhile), or the running syncer takes it next. flushHeld sends what is
+// durable.
 func (l *netLoop) ackHeld() bool {
-	var a *aof.AOF
-	mixed := false
-	for _, c := range l.held {
-		if lc := c.lc; lc != nil && lc.held {
-			if l.readingOn(c) {
-				l.anyMore = true
-				continue
-			}
-			mixed = mixed || (a != nil && lc.heldA != a)
-			a = lc.heldA
-		}
-	}
-	if a != nil && !mixed && a.Always() {
-		return l.toSyncer()
-	}
 	l.inAck.Store(true)
-	defer l.inAck.Store(false)
-	a = nil
-	var off int64
+	var a *aof.AOF
+	var off aof.Ticket
+	sync := false
 	for _, c := range l.held {
 		lc := c.lc
-		if lc == nil || !lc.held || lc.more {
+		if lc == nil || !lc.held {
+			continue
+		}
+		if l.readingOn(c) {
+			l.anyMore = true
 			continue
 		}
 		if a != nil && lc.heldA != a {
-			a.TryAck(off)
+			_, s := a.Progress(off)
+			sync = sync || s
 			off = 0
 		}
 		a = lc.heldA
 		off = max(off, lc.heldOff)
 	}
 	if a != nil {
-		a.TryAck(off)
+		_, s := a.Progress(off)
+		sync = sync || s
+	}
+	l.inAck.Store(false)
+	if sync {
+		return l.toSyncer()
 	}
 	return false
 }
@@ -824,7 +819,7 @@ func (l *netLoop) toSyncer() bool {
 		if lc == nil || !lc.held {
 			continue
 		}
-		if lc.more || lc.heldA.Acked(lc.heldOff) || lc.heldA.Term() != nil {
+		if lc.more || lc.heldA.Durable(lc.heldOff) || lc.heldA.Term() != nil {
 			l.held[k] = c
 			k++
 			continue
@@ -876,7 +871,7 @@ func (l *netLoop) toSyncer() bool {
 func (l *netLoop) syncRounds(batch []*client) {
 	for {
 		a := batch[0].lc.heldA
-		var off int64
+		var off aof.Ticket
 		for _, c := range batch {
 			if c.lc.heldA == a {
 				off = max(off, c.lc.heldOff)
@@ -890,12 +885,7 @@ func (l *netLoop) syncRounds(batch []*client) {
 		l.setArmed(l.loopFree)
 		overlap := l.nsync > 1 || l.s.aofInflight() > 1
 		l.mu.Unlock()
-		var err error
-		if overlap {
-			err = a.SyncOverlapped(off)
-		} else {
-			err = a.SyncTo(off)
-		}
+		err := a.Sync(off, overlap)
 		l.mu.Lock()
 		l.inFsync--
 		l.setArmed(l.inFsync > 0 && l.loopFree)
@@ -932,24 +922,13 @@ func (l *netLoop) syncRounds(batch []*client) {
 // input pending) to the loop.
 func (l *netLoop) replyFromSyncer(c *client) bool {
 	lc := c.lc
-	if lc.perr != nil || c.connFlags&flagCloseAfterReply != 0 || !lc.heldA.Acked(lc.heldOff) {
+	if lc.perr != nil || c.connFlags&flagCloseAfterReply != 0 || !lc.heldA.Durable(lc.heldOff) {
 		return false
 	}
 	if len(c.out) > 0 {
-		l.s.stats.netOutput.Add(int64(len(c.out)))
-		n, _ := unix.Write(lc.fd, c.out)
-		n = max(n, 0)
-		l.s.stats.netOutput.Add(int64(n - len(c.out)))
-		if n > 0 {
-			c.out = c.out[:copy(c.out, c.out[n:])]
-		}
-		if len(c.out) > 0 {
+		if done, _ := l.sendOut(c); !done {
 			return false
 		}
-		if cap(c.out) > 1<<20 {
-			c.out = nil
-		}
-		c.wroteOut()
 	}
 	lc.mu.Lock()
 	defer lc.mu.Unlock()
@@ -1014,7 +993,7 @@ func (l *netLoop) flushHeld() {
 		if lc == nil || !lc.held {
 			continue
 		}
-		if !lc.heldA.Acked(lc.heldOff) {
+		if !lc.heldA.Durable(lc.heldOff) {
 			if lc.heldA.Term() != nil {
 				l.closeClient(c)
 				continue
@@ -1208,7 +1187,7 @@ func (l *netLoop) release(c *client) {
 // installAckHook lets an AOF wake the loop when held replies may go.
 func (s *Server) installAckHook(a *aof.AOF) {
 	if s.loop != nil && a != nil {
-		a.SetAckHook(s.loop.ackHook)
+		a.SetWakeHook(s.loop.ackHook)
 	}
 }
 
