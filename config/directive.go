@@ -4,6 +4,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/aofserver/aofserver/rstring"
 )
 
 type kind uint8
@@ -229,7 +231,7 @@ func (d *directive) parseNum(s string) (int64, string) {
 		}
 	}
 	if d.has(fPercent) && len(s) > 1 && s[len(s)-1] == '%' {
-		if v, ok := string2ll(s[:len(s)-1]); ok && v >= 0 {
+		if v, ok := rstring.String2ll(s[:len(s)-1]); ok && v >= 0 {
 			return -v, ""
 		}
 	}
@@ -239,7 +241,7 @@ func (d *directive) parseNum(s string) (int64, string) {
 		}
 	}
 	if !d.has(fMemory | fPercent | fOctal) {
-		if v, ok := string2ll(s); ok {
+		if v, ok := rstring.String2ll(s); ok {
 			return v, ""
 		}
 	}

@@ -6,49 +6,6 @@ import (
 	"strings"
 )
 
-// string2ll parses like Redis's string2ll: an optional '-', then "0" or a
-// digit 1-9 followed by digits; no '+', no spaces, no leading zeros.
-func string2ll(s string) (int64, bool) {
-	if s == "" || len(s) > 20 {
-		return 0, false
-	}
-	if s == "0" {
-		return 0, true
-	}
-	neg := false
-	if s[0] == '-' {
-		neg = true
-		s = s[1:]
-		if s == "" {
-			return 0, false
-		}
-	}
-	if s[0] < '1' || s[0] > '9' {
-		return 0, false
-	}
-	var v uint64
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		if v > (math.MaxUint64-9)/10 {
-			return 0, false
-		}
-		v = v*10 + uint64(c-'0')
-	}
-	if neg {
-		if v > 1<<63 {
-			return 0, false
-		}
-		return -int64(v), true
-	}
-	if v > math.MaxInt64 {
-		return 0, false
-	}
-	return int64(v), true
-}
-
 // memToInt parses a memory value like Redis's memtoull: digits (possibly
 // none, meaning 0) followed by an optional unit b, k, kb, m, mb, g, gb
 // (case-insensitive; k = 1000, kb = 1024). Values beyond int64 are rejected.

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/aofserver/aofserver/rstring"
 )
 
 // Quicklist sizing constants from Redis 7.0's quicklist.c.
@@ -95,7 +97,7 @@ func appendLZFBlob(dst, comp []byte, ulen int) []byte {
 // appendString writes s like rdbSaveRawString.
 func (w *valueWriter) appendString(dst, s []byte) []byte {
 	if len(s) <= 11 {
-		if v, ok := parseCanonicalInt(s); ok {
+		if v, ok := rstring.String2ll(s); ok {
 			if out, ok := appendIntEnc(dst, v); ok {
 				return out
 			}
@@ -143,7 +145,7 @@ func (w *valueWriter) resolve(v *Value) (Encoding, error) {
 			return enc, nil
 		case EncIntset:
 			for _, m := range v.Set {
-				if _, ok := parseCanonicalInt(m); !ok {
+				if _, ok := rstring.String2ll(m); !ok {
 					return 0, fmt.Errorf("%w: intset member %q is not an integer", ErrInvalidValue, m)
 				}
 			}
@@ -264,7 +266,7 @@ func compareZMember(a, b ZMember) int {
 // lpEntrySize is the size a listpack entry for s takes.
 func lpEntrySize(s []byte) int {
 	var n int
-	if v, ok := parseCanonicalInt(s); ok {
+	if v, ok := rstring.String2ll(s); ok {
 		switch {
 		case v >= 0 && v <= 127:
 			n = 1

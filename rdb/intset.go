@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"slices"
 	"strconv"
+
+	"github.com/aofserver/aofserver/rstring"
 )
 
 // buildIntset encodes canonical-integer members as an intset: sorted,
@@ -12,7 +14,7 @@ import (
 func buildIntset(dst []byte, members [][]byte) ([]byte, bool) {
 	vals := make([]int64, 0, len(members))
 	for _, m := range members {
-		v, ok := parseCanonicalInt(m)
+		v, ok := rstring.String2ll(m)
 		if !ok {
 			return dst, false
 		}

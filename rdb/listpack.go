@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"math"
 	"strconv"
+
+	"github.com/aofserver/aofserver/rstring"
 )
 
 const (
@@ -28,7 +30,7 @@ func (b *lpBuilder) size() int { return len(b.buf) + 1 }
 
 // appendString adds s, integer-encoded when it is a canonical int64.
 func (b *lpBuilder) appendString(s []byte) {
-	if v, ok := parseCanonicalInt(s); ok {
+	if v, ok := rstring.String2ll(s); ok {
 		b.appendInt(v)
 		return
 	}

@@ -5,53 +5,6 @@ import (
 	"strconv"
 )
 
-// parseCanonicalInt implements Redis's string2ll acceptance rule: the string
-// is exactly the decimal text of an int64 (no '+', no leading zeros, no
-// spaces, not "-0"). Listpacks and the RDB string writer only integer-encode
-// such strings, so that they load back byte-identical.
-func parseCanonicalInt(s []byte) (int64, bool) {
-	n := len(s)
-	if n == 0 || n > 20 {
-		return 0, false
-	}
-	if n == 1 && s[0] == '0' {
-		return 0, true
-	}
-	i := 0
-	neg := false
-	if s[0] == '-' {
-		neg = true
-		i = 1
-		if n == 1 {
-			return 0, false
-		}
-	}
-	if s[i] < '1' || s[i] > '9' {
-		return 0, false
-	}
-	var v uint64
-	for ; i < n; i++ {
-		c := s[i]
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		if v > (math.MaxUint64-9)/10 {
-			return 0, false
-		}
-		v = v*10 + uint64(c-'0')
-	}
-	if neg {
-		if v > 1<<63 {
-			return 0, false
-		}
-		return -int64(v), true
-	}
-	if v > math.MaxInt64 {
-		return 0, false
-	}
-	return int64(v), true
-}
-
 // appendD2String appends the text Redis's d2string gives a score: "nan",
 // "inf", "-inf", "0", "-0", an integer when the value is integral and within
 // +-2^52, otherwise %.17g.

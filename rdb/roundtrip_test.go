@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/aofserver/aofserver/rstring"
 )
 
 func randBytes(rng *rand.Rand) []byte {
@@ -278,9 +280,9 @@ func TestPickEncodingLimits(t *testing.T) {
 func TestNumbers(t *testing.T) {
 	for s, want := range map[string]bool{"0": true, "-1": true, "9223372036854775807": true, "-9223372036854775808": true,
 		"9223372036854775808": false, "-0": false, "01": false, "+1": false, "": false, "-": false, " 1": false, "1 ": false, "1a": false} {
-		v, ok := parseCanonicalInt([]byte(s))
+		v, ok := rstring.String2ll([]byte(s))
 		if ok != want || (ok && strconv.FormatInt(v, 10) != s) {
-			t.Errorf("parseCanonicalInt(%q) = %d, %v", s, v, ok)
+			t.Errorf("rstring.String2ll(%q) = %d, %v", s, v, ok)
 		}
 	}
 	for f, want := range map[float64]string{1: "1", 2.5: "2.5", -0.0: "0", math.Copysign(0, -1): "-0", math.Inf(1): "inf",

@@ -9,6 +9,8 @@ import (
 	"io"
 	"math"
 	"slices"
+
+	"github.com/aofserver/aofserver/rstring"
 )
 
 // Stream entry flags inside a node listpack (t_stream.c).
@@ -117,7 +119,7 @@ func (e lpElem) int() (int64, bool) {
 	if e.isInt {
 		return e.v, true
 	}
-	return parseCanonicalInt(e.s)
+	return rstring.String2ll(e.s)
 }
 
 func lpElems(p []byte, dst []lpElem) ([]lpElem, error) {

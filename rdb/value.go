@@ -1,5 +1,7 @@
 package rdb
 
+import "github.com/aofserver/aofserver/rstring"
+
 // Kind is the Redis data type of a Value.
 type Kind uint8
 
@@ -188,7 +190,7 @@ func PickEncoding(v *Value, l Limits) Encoding {
 			return EncHashtable
 		}
 		for _, m := range v.Set {
-			if _, ok := parseCanonicalInt(m); !ok {
+			if _, ok := rstring.String2ll(m); !ok {
 				return EncHashtable
 			}
 		}

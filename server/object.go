@@ -3,6 +3,8 @@ package server
 import (
 	"strconv"
 	"unsafe"
+
+	"github.com/aofserver/aofserver/rstring"
 )
 
 // Value types, as TYPE reports them.
@@ -118,7 +120,7 @@ func stringEncoding(e entry) string {
 	}
 	b := e.str()
 	if len(b) <= 20 && e.meta&metaNoIntBit == 0 {
-		if _, ok := parseCanonicalInt(b); ok {
+		if _, ok := rstring.String2ll(b); ok {
 			return "int"
 		}
 	}
@@ -128,53 +130,8 @@ func stringEncoding(e entry) string {
 	return "raw"
 }
 
-// parseCanonicalInt parses b as Redis's string2ll does: no leading '+', no
-// leading zeros, no spaces, "-0" refused.
-func parseCanonicalInt(b []byte) (int64, bool) {
-	if len(b) == 0 || len(b) > 20 {
-		return 0, false
-	}
-	if len(b) == 1 && b[0] == '0' {
-		return 0, true
-	}
-	i := 0
-	neg := false
-	if b[0] == '-' {
-		neg = true
-		i = 1
-		if len(b) == 1 {
-			return 0, false
-		}
-	}
-	if b[i] < '1' || b[i] > '9' {
-		return 0, false
-	}
-	var v uint64
-	for ; i < len(b); i++ {
-		c := b[i]
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		d := uint64(c - '0')
-		if v > (1<<64-1)/10 || v*10 > 1<<64-1-d {
-			return 0, false
-		}
-		v = v*10 + d
-	}
-	if neg {
-		if v > 1<<63 {
-			return 0, false
-		}
-		return -int64(v), true
-	}
-	if v > 1<<63-1 {
-		return 0, false
-	}
-	return int64(v), true
-}
-
 // parseInt parses a command argument as Redis's getLongLongFromObject does
 // (same rules as string2ll).
-func parseInt(b []byte) (int64, bool) { return parseCanonicalInt(b) }
+func parseInt(b []byte) (int64, bool) { return rstring.String2ll(b) }
 
 func formatInt(v int64) []byte { return strconv.AppendInt(nil, v, 10) }

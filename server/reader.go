@@ -3,7 +3,8 @@ package server
 import (
 	"bytes"
 	"errors"
-	"math"
+
+	"github.com/aofserver/aofserver/rstring"
 )
 
 // Request parsing lives on the connection goroutine, outside the executor.
@@ -240,7 +241,7 @@ func (r *reqReader) parseMultibulkHeader() (bool, error) {
 	if nl > protoInlineMaxSize {
 		return false, &protocolError{"too big mbulk count string"}
 	}
-	n, ok := parseStrictInt(data[1:nl])
+	n, ok := rstring.String2ll(data[1:nl])
 	if !ok || n > 1<<31-1 {
 		return false, &protocolError{"invalid multibulk length"}
 	}
@@ -277,7 +278,7 @@ func (r *reqReader) parseBulks() (bool, error) {
 			if data[0] != '$' {
 				return false, &protocolError{"expected '$', got '" + string(data[0]) + "'"}
 			}
-			n, ok := parseStrictInt(data[1:nl])
+			n, ok := rstring.String2ll(data[1:nl])
 			if !ok || n < 0 || (r.maxBulk > 0 && n > r.maxBulk) {
 				return false, &protocolError{"invalid bulk length"}
 			}
@@ -436,45 +437,6 @@ func indexCString(data []byte, c byte) int {
 		return -1
 	}
 	return i
-}
-
-// parseStrictInt parses like Redis's string2ll: an optional '-', then no
-// leading zeros, no '+', no spaces, and the whole input must be digits.
-func parseStrictInt(b []byte) (int64, bool) {
-	if len(b) == 0 || len(b) > 20 {
-		return 0, false
-	}
-	if len(b) == 1 && b[0] == '0' {
-		return 0, true
-	}
-	neg := b[0] == '-'
-	if neg {
-		b = b[1:]
-	}
-	if len(b) == 0 || b[0] < '1' || b[0] > '9' {
-		return 0, false
-	}
-	var v uint64
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		d := uint64(c - '0')
-		if v > (math.MaxUint64-d)/10 {
-			return 0, false
-		}
-		v = v*10 + d
-	}
-	if neg {
-		if v > 1<<63 {
-			return 0, false
-		}
-		return -int64(v), true
-	}
-	if v > math.MaxInt64 {
-		return 0, false
-	}
-	return int64(v), true
 }
 
 func isSpace(c byte) bool {

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/aofserver/aofserver/rstring"
 )
 
 // feedReader pushes data into r the way connLoop does, at most chunk(i)
@@ -383,13 +385,13 @@ func TestReaderBufferShrinksAfterBigCommand(t *testing.T) {
 func TestParseStrictInt(t *testing.T) {
 	ok := map[string]int64{"0": 0, "1": 1, "-1": -1, "9223372036854775807": 1<<63 - 1, "-9223372036854775808": -1 << 63, "123": 123}
 	for s, v := range ok {
-		got, good := parseStrictInt([]byte(s))
+		got, good := rstring.String2ll([]byte(s))
 		if !good || got != v {
 			t.Fatalf("%q: %d %v", s, got, good)
 		}
 	}
 	for _, s := range []string{"", "-", "+1", "01", "-0", "00", " 1", "1 ", "1a", "9223372036854775808", "-9223372036854775809", "99999999999999999999", "0x10"} {
-		if _, good := parseStrictInt([]byte(s)); good {
+		if _, good := rstring.String2ll([]byte(s)); good {
 			t.Fatalf("%q accepted", s)
 		}
 	}

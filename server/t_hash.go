@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/aofserver/aofserver/rdb"
+	"github.com/aofserver/aofserver/rstring"
 )
 
 // hashObj is a hash in one of Redis 7.0's two encodings:
@@ -437,7 +438,7 @@ func hincrbyCommand(c *client, argv [][]byte) {
 	}
 	var cur int64
 	if v, found := h.get(argv[2]); found {
-		if cur, ok = parseCanonicalInt(v); !ok {
+		if cur, ok = rstring.String2ll(v); !ok {
 			c.err("ERR hash value is not an integer")
 			s.dropIfEmptyHash(c, key, h)
 			return

@@ -33,7 +33,7 @@ func newSetHashtable(hint int) *setObj { return &setObj{dict: newDict[struct{}](
 
 // newSetFor is setTypeCreate: intset if the first member is an integer.
 func newSetFor(first []byte) *setObj {
-	if _, ok := parseCanonicalInt(first); ok {
+	if _, ok := rstring.String2ll(first); ok {
 		return newSetIntset()
 	}
 	return newSetHashtable(0)
@@ -62,7 +62,7 @@ func (o *setObj) contains(m []byte) bool {
 		_, ok := o.dict.Get(bstr(m))
 		return ok
 	}
-	v, ok := parseCanonicalInt(m)
+	v, ok := rstring.String2ll(m)
 	if !ok {
 		return false
 	}
@@ -85,7 +85,7 @@ func (o *setObj) convertToHashtable() {
 // add inserts m (copied); it reports whether it was new.
 func (o *setObj) add(s *Server, m []byte) bool {
 	if o.dict == nil {
-		if v, ok := parseCanonicalInt(m); ok {
+		if v, ok := rstring.String2ll(m); ok {
 			i, found := o.intIndex(v)
 			if found {
 				return false
@@ -111,7 +111,7 @@ func (o *setObj) remove(m []byte) bool {
 		_, ok := o.dict.Delete(bstr(m))
 		return ok
 	}
-	v, ok := parseCanonicalInt(m)
+	v, ok := rstring.String2ll(m)
 	if !ok {
 		return false
 	}
@@ -196,7 +196,7 @@ func setFromRDB(v *rdb.Value, s *Server) *setObj {
 	if rdb.LoadedEncoding(v, serverLimits(s)) == rdb.EncIntset {
 		o := &setObj{ints: make([]int64, 0, len(v.Set))}
 		for _, m := range v.Set {
-			if x, ok := parseCanonicalInt(m); ok {
+			if x, ok := rstring.String2ll(m); ok {
 				o.ints = append(o.ints, x)
 			}
 		}

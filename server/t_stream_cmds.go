@@ -3,6 +3,8 @@ package server
 import (
 	"math"
 	"time"
+
+	"github.com/aofserver/aofserver/rstring"
 )
 
 // XADD XRANGE XREVRANGE XLEN XDEL XTRIM XSETID XREAD (Redis 7.0
@@ -44,42 +46,6 @@ func streamACL(acl []string) []string {
 
 // -------------------------------------------------------------- ID parsing
 
-// strtoull10 is Redis's string2ull: a canonical integer (not negative),
-// or else whatever C's strtoull accepts in full (spaces, sign, zeros).
-func strtoull10(b []byte) (uint64, bool) {
-	if len(b) > 0 && b[0] == '-' {
-		if v, ok := parseCanonicalInt(b); ok && v < 0 {
-			return 0, false // string2ll accepts it: negative is out of range
-		}
-	}
-	i := 0
-	for i < len(b) && (b[i] == ' ' || (b[i] >= '\t' && b[i] <= '\r')) {
-		i++
-	}
-	neg := false
-	if i < len(b) && (b[i] == '+' || b[i] == '-') {
-		neg = b[i] == '-'
-		i++
-	}
-	start := i
-	var v uint64
-	overflow := false
-	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
-		d := uint64(b[i] - '0')
-		if v > (math.MaxUint64-d)/10 {
-			overflow = true
-		}
-		v = v*10 + d
-	}
-	if i == start || i != len(b) || overflow {
-		return 0, false
-	}
-	if neg {
-		v = -v
-	}
-	return v, true
-}
-
 const errInvalidStreamID = "ERR Invalid stream ID specified as stream command argument"
 
 // parseStreamID is streamGenericParseIDOrReply without the reply. With
@@ -119,7 +85,7 @@ func parseStreamID(b []byte, missingSeq uint64, strict bool, seqGiven *bool) (st
 	if dot >= 0 {
 		msPart = b[:dot]
 	}
-	ms, ok := strtoull10(msPart)
+	ms, ok := rstring.String2ull(msPart)
 	if !ok {
 		return streamID{}, false
 	}
@@ -129,7 +95,7 @@ func parseStreamID(b []byte, missingSeq uint64, strict bool, seqGiven *bool) (st
 		if seqGiven != nil && len(rest) == 1 && rest[0] == '*' {
 			seq = 0
 			*seqGiven = false
-		} else if seq, ok = strtoull10(rest); !ok {
+		} else if seq, ok = rstring.String2ull(rest); !ok {
 			return streamID{}, false
 		}
 	}
