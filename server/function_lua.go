@@ -9,6 +9,8 @@ import (
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/aofserver/aofserver/rstring"
 )
 
 // The Lua engine of Redis 7.0 functions (function_lua.c): a Lua state of
@@ -165,7 +167,7 @@ func parseLibMeta(payload []byte) (libMeta, string) {
 	if nl < 0 {
 		return md, "Invalid library metadata"
 	}
-	parts, ok := splitArgs(payload[:nl])
+	parts, ok := rstring.SplitArgs(payload[:nl])
 	if !ok || len(parts) == 0 {
 		return md, "Invalid library metadata"
 	}
@@ -211,11 +213,7 @@ func (fe *funcEngine) compileLib(md libMeta, payload []byte, timeout time.Durati
 	L := fe.e.L
 	fn, err := L.Load(bytes.NewReader(md.code), "user_function")
 	if err != nil {
-		msg := err.Error()
-		if ae, ok := err.(*lua.ApiError); ok && ae.Object != nil {
-			msg = lua.LVAsString(ae.Object)
-		}
-		return nil, "Error compiling function: " + luaSyntaxMessage(strings.TrimSpace(msg), md.code)
+		return nil, "Error compiling function: " + luaSyntaxMessage(err, "user_function", md.code)
 	}
 	fn.Env = fe.e.env
 	lib := &funcLib{name: md.name, code: append([]byte(nil), payload...), funcs: map[string]*funcInfo{}}
