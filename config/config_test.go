@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/aofserver/aofserver/rstring"
 )
 
 func mustParse(t *testing.T, text string) *Config {
@@ -538,7 +540,7 @@ func TestNoEffect(t *testing.T) {
 
 func TestSplitArgsAndRepr(t *testing.T) {
 	for _, s := range []string{"", "a b", "\x00\xff\"\\\n\r\t\a\b", "it's", "ünïcode"} {
-		args, ok := splitArgs("x " + repr(s))
+		args, ok := rstring.SplitArgs("x " + rstring.Repr(s))
 		if !ok || len(args) != 2 || args[1] != s {
 			t.Errorf("repr round trip of %q: %q %v", s, args, ok)
 		}

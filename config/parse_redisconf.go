@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/aofserver/aofserver/rstring"
 )
 
 // maxConfigSize bounds what we read from one config file or stdin.
@@ -217,7 +219,7 @@ func buildOptions(args []string) (opts string, stdin bool) {
 			}
 			b.WriteString(a[2:])
 			b.WriteString(" ")
-			parts, _ := splitArgs(a)
+			parts, _ := rstring.SplitArgs(a)
 			if len(parts) == 1 {
 				handledLast = false
 				nextIsOpt := j != len(args)-1 && strings.HasPrefix(args[j+1], "--")
@@ -234,7 +236,7 @@ func buildOptions(args []string) (opts string, stdin bool) {
 				handledLast = true
 			}
 		default:
-			b.WriteString(repr(a))
+			b.WriteString(rstring.Repr(a))
 			b.WriteString(" ")
 			handledLast = true
 		}
@@ -269,7 +271,7 @@ func (c *Config) parseText(text, file string, depth, lineBase int) error {
 		fail := func(reason string) error {
 			return &ParseError{File: file, Line: lineBase + i + 1, Text: line, Reason: reason}
 		}
-		argv, ok := splitArgs(line)
+		argv, ok := rstring.SplitArgs(line)
 		if !ok {
 			return fail("Unbalanced quotes in configuration line")
 		}
@@ -305,7 +307,7 @@ func (c *Config) apply(argv []string, file string, depth int) (reason string, er
 		if d.has(fMultiArg) && len(args) == 1 && args[0] != "" {
 			// Like Redis 7.0: a single argument of a multi-argument
 			// directive is split, so --save "900 1 300 10" works.
-			if split, ok := splitArgs(args[0]); ok {
+			if split, ok := rstring.SplitArgs(args[0]); ok {
 				args = split
 			}
 		}

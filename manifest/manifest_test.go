@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/aofserver/aofserver/rstring"
 )
 
 func mustParse(t *testing.T, s string) *Manifest {
@@ -238,10 +240,10 @@ func TestSplitArgs(t *testing.T) {
 		{`"abc\`, nil},
 		{`"a"` + "\v" + `b`, []string{"a", "b"}},
 	} {
-		got, ok := splitArgs([]byte(tc.in))
+		got, ok := rstring.SplitArgs([]byte(tc.in))
 		if tc.want == nil {
 			if ok {
-				t.Errorf("splitArgs(%q) = %q, want failure", tc.in, got)
+				t.Errorf("rstring.SplitArgs(%q) = %q, want failure", tc.in, got)
 			}
 			continue
 		}
@@ -250,7 +252,7 @@ func TestSplitArgs(t *testing.T) {
 			gs = append(gs, string(g))
 		}
 		if !ok || !reflect.DeepEqual(gs, tc.want) {
-			t.Errorf("splitArgs(%q) = %q, %v; want %q", tc.in, gs, ok, tc.want)
+			t.Errorf("rstring.SplitArgs(%q) = %q, %v; want %q", tc.in, gs, ok, tc.want)
 		}
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+
+	"github.com/aofserver/aofserver/rstring"
 )
 
 // maxLine is Redis's MANIFEST_MAX_LINE: fgets reads at most this many bytes.
@@ -49,7 +51,7 @@ func Parse(r io.Reader) (*Manifest, error) {
 		if len(line) == 0 {
 			return nil, fail(msgInvalid)
 		}
-		args, ok := splitArgs(line)
+		args, ok := rstring.SplitArgs(line)
 		if !ok || len(args) < 6 || len(args)%2 != 0 {
 			return nil, fail(msgInvalid)
 		}
@@ -187,111 +189,4 @@ func atoll(b []byte) int64 {
 		return math.MaxInt64
 	}
 	return int64(v)
-}
-
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
-
-func hexVal(c byte) byte {
-	switch {
-	case '0' <= c && c <= '9':
-		return c - '0'
-	case 'a' <= c && c <= 'f':
-		return c - 'a' + 10
-	default:
-		return c - 'A' + 10
-	}
-}
-
-// splitArgs splits line like sdssplitargs. line holds no NUL (Parse rejects
-// those earlier), so the end of the slice plays the role of the terminator.
-func splitArgs(line []byte) ([][]byte, bool) {
-	at := func(i int) byte {
-		if i < len(line) {
-			return line[i]
-		}
-		return 0
-	}
-	var args [][]byte
-	p := 0
-	for {
-		for p < len(line) && isSpace(line[p]) {
-			p++
-		}
-		if p >= len(line) {
-			return args, true
-		}
-		var cur []byte
-		inq, insq := false, false
-		for done := false; !done; {
-			c := at(p)
-			switch {
-			case inq:
-				switch {
-				case c == '\\' && at(p+1) == 'x' && isHex(at(p+2)) && isHex(at(p+3)):
-					cur = append(cur, hexVal(at(p+2))<<4|hexVal(at(p+3)))
-					p += 3
-				case c == '\\' && at(p+1) != 0:
-					p++
-					e := at(p)
-					switch e {
-					case 'n':
-						e = '\n'
-					case 'r':
-						e = '\r'
-					case 't':
-						e = '\t'
-					case 'b':
-						e = '\b'
-					case 'a':
-						e = '\a'
-					}
-					cur = append(cur, e)
-				case c == '"':
-					if n := at(p + 1); n != 0 && !isSpace(n) {
-						return nil, false
-					}
-					done = true
-				case c == 0:
-					return nil, false // unterminated quotes
-				default:
-					cur = append(cur, c)
-				}
-			case insq:
-				switch {
-				case c == '\\' && at(p+1) == '\'':
-					p++
-					cur = append(cur, '\'')
-				case c == '\'':
-					if n := at(p + 1); n != 0 && !isSpace(n) {
-						return nil, false
-					}
-					done = true
-				case c == 0:
-					return nil, false
-				default:
-					cur = append(cur, c)
-				}
-			default:
-				switch c {
-				case ' ', '\n', '\r', '\t', 0:
-					done = true
-				case '"':
-					inq = true
-				case '\'':
-					insq = true
-				default:
-					cur = append(cur, c)
-				}
-			}
-			if c != 0 {
-				p++
-			}
-		}
-		if cur == nil {
-			cur = []byte{}
-		}
-		args = append(args, cur)
-	}
 }

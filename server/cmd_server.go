@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/aofserver/aofserver/rstring"
 )
 
 func init() {
@@ -126,47 +128,14 @@ func (s *Server) feedMonitors(c *client, argv [][]byte) {
 	sb.WriteString(c.addr)
 	sb.WriteString("]")
 	for _, a := range argv {
-		sb.WriteString(" \"")
-		sb.WriteString(reprString(a))
-		sb.WriteByte('"')
+		sb.WriteByte(' ')
+		sb.WriteString(rstring.Repr(a))
 	}
 	sb.WriteString("\r\n")
 	line := []byte(sb.String())
 	for m := range s.monitors {
 		m.push(line)
 	}
-}
-
-// reprString escapes like Redis's sdscatrepr (without the quotes).
-func reprString(b []byte) string {
-	var sb strings.Builder
-	for _, ch := range b {
-		switch ch {
-		case '\\', '"':
-			sb.WriteByte('\\')
-			sb.WriteByte(ch)
-		case '\n':
-			sb.WriteString("\\n")
-		case '\r':
-			sb.WriteString("\\r")
-		case '\t':
-			sb.WriteString("\\t")
-		case '\a':
-			sb.WriteString("\\a")
-		case '\b':
-			sb.WriteString("\\b")
-		default:
-			if ch >= 32 && ch < 127 {
-				sb.WriteByte(ch)
-			} else {
-				sb.WriteString("\\x")
-				const hx = "0123456789abcdef"
-				sb.WriteByte(hx[ch>>4])
-				sb.WriteByte(hx[ch&15])
-			}
-		}
-	}
-	return sb.String()
 }
 
 func helpLines(c *client, lines []string) {

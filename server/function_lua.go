@@ -213,7 +213,11 @@ func (fe *funcEngine) compileLib(md libMeta, payload []byte, timeout time.Durati
 	L := fe.e.L
 	fn, err := L.Load(bytes.NewReader(md.code), "user_function")
 	if err != nil {
-		return nil, "Error compiling function: " + luaSyntaxMessage(err, "user_function", md.code)
+		msg := err.Error()
+		if ae, ok := err.(*lua.ApiError); ok && ae.Object != nil {
+			msg = lua.LVAsString(ae.Object)
+		}
+		return nil, "Error compiling function: " + luaSyntaxMessage(strings.TrimSpace(msg), md.code)
 	}
 	fn.Env = fe.e.env
 	lib := &funcLib{name: md.name, code: append([]byte(nil), payload...), funcs: map[string]*funcInfo{}}

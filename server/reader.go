@@ -320,7 +320,7 @@ func (r *reqReader) parseInline() (bool, error) {
 	if len(line) > 0 && line[len(line)-1] == '\r' {
 		line = line[:len(line)-1]
 	}
-	argv, ok := splitArgs(line)
+	argv, ok := rstring.SplitArgs(line)
 	if !ok {
 		return false, &protocolError{"unbalanced quotes in request"}
 	}
@@ -332,97 +332,6 @@ func (r *reqReader) parseInline() (bool, error) {
 	r.args = append(r.args, argv...)
 	r.noteAuthCommand(argv[0])
 	return true, nil
-}
-
-// splitArgs splits a line like Redis's sdssplitargs: whitespace separated,
-// "double quotes" with \n \r \t \b \a \xHH and \<c> escapes, 'single quotes'
-// with \' only; a closing quote must be followed by a space or the end.
-func splitArgs(line []byte) ([][]byte, bool) {
-	var out [][]byte
-	i := 0
-	for {
-		for i < len(line) && isSpace(line[i]) {
-			i++
-		}
-		if i >= len(line) {
-			return out, true
-		}
-		var cur []byte
-		inq, insq := false, false
-		done := false
-		for !done {
-			if inq {
-				if i >= len(line) {
-					return nil, false
-				}
-				c := line[i]
-				if c == '\\' && i+3 < len(line) && line[i+1] == 'x' && isHex(line[i+2]) && isHex(line[i+3]) {
-					cur = append(cur, hexVal(line[i+2])<<4|hexVal(line[i+3]))
-					i += 3
-				} else if c == '\\' && i+1 < len(line) {
-					i++
-					switch line[i] {
-					case 'n':
-						cur = append(cur, '\n')
-					case 'r':
-						cur = append(cur, '\r')
-					case 't':
-						cur = append(cur, '\t')
-					case 'b':
-						cur = append(cur, '\b')
-					case 'a':
-						cur = append(cur, '\a')
-					default:
-						cur = append(cur, line[i])
-					}
-				} else if c == '"' {
-					if i+1 < len(line) && !isSpace(line[i+1]) {
-						return nil, false
-					}
-					done = true
-				} else {
-					cur = append(cur, c)
-				}
-			} else if insq {
-				if i >= len(line) {
-					return nil, false
-				}
-				c := line[i]
-				if c == '\\' && i+1 < len(line) && line[i+1] == '\'' {
-					i++
-					cur = append(cur, '\'')
-				} else if c == '\'' {
-					if i+1 < len(line) && !isSpace(line[i+1]) {
-						return nil, false
-					}
-					done = true
-				} else {
-					cur = append(cur, c)
-				}
-			} else {
-				if i >= len(line) {
-					break
-				}
-				switch c := line[i]; c {
-				case ' ', '\n', '\r', '\t', 0:
-					done = true
-				case '"':
-					inq = true
-				case '\'':
-					insq = true
-				default:
-					cur = append(cur, c)
-				}
-			}
-			if i < len(line) {
-				i++
-			}
-		}
-		if cur == nil {
-			cur = []byte{}
-		}
-		out = append(out, cur)
-	}
 }
 
 // indexCString is bytes.IndexByte as Redis's strchr sees it: the search
@@ -445,15 +354,4 @@ func isSpace(c byte) bool {
 
 func isHex(c byte) bool {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
-}
-
-func hexVal(c byte) byte {
-	switch {
-	case c >= '0' && c <= '9':
-		return c - '0'
-	case c >= 'a' && c <= 'f':
-		return c - 'a' + 10
-	default:
-		return c - 'A' + 10
-	}
 }
