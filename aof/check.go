@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/aofserver/aofserver/manifest"
+	"github.com/aofserver/aofserver/rstring"
 )
 
 // CheckOptions configure Check, the redis-check-aof of this package.
@@ -411,7 +412,7 @@ func (c *aofChecker) annotation(f *os.File, name, path string, last bool) bool {
 	if to == 0 || !bytes.HasPrefix(line, []byte("#TS:")) {
 		return true
 	}
-	ts, _, _ := strtol(line[4:])
+	ts, _, _ := rstring.Strtoll(line[4:])
 	if ts <= to {
 		return true
 	}
@@ -473,7 +474,7 @@ func (c *aofChecker) readLong(prefix byte) (int64, bool) {
 		c.setErr("Expected prefix '%c', got: '%s'", prefix, []byte{buf[0]})
 		return 0, false
 	}
-	v, end, _ := strtol(buf[1:n])
+	v, end, _ := rstring.Strtoll(buf[1:n])
 	return v, c.consumeNewline(buf[1+end:])
 }
 
@@ -584,48 +585,6 @@ func cstr(b []byte) string {
 	return string(b)
 }
 
-// strtol parses like C's strtol(s, &end, 10): leading white space, a sign,
-// digits; end is the index after the digits, or 0 when there are none;
-// overflow saturates.
-func strtol(s []byte) (v int64, end int, overflow bool) {
-	i := 0
-	for i < len(s) && (s[i] == ' ' || (s[i] >= '\t' && s[i] <= '\r')) {
-		i++
-	}
-	neg := false
-	if i < len(s) && (s[i] == '+' || s[i] == '-') {
-		neg = s[i] == '-'
-		i++
-	}
-	start := i
-	var u uint64
-	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
-		d := uint64(s[i] - '0')
-		if u > (1<<64-1-d)/10 {
-			overflow = true
-			continue
-		}
-		u = u*10 + d
-	}
-	if i == start {
-		return 0, 0, false
-	}
-	limit := uint64(1<<63 - 1)
-	if neg {
-		limit++
-	}
-	if overflow || u > limit {
-		if neg {
-			return -1 << 63, i, true
-		}
-		return 1<<63 - 1, i, true
-	}
-	if neg {
-		return -int64(u), i, false
-	}
-	return int64(u), i, false
-}
-
 // truncation describes cutting path at to, counting what the tail held.
 func (c *aofChecker) truncation(name, path string, to int64, ts bool) Truncation {
 	t := Truncation{File: name, Path: path, Size: c.size, To: to, Timestamp: ts}
@@ -670,7 +629,7 @@ func scanTail(path string, from int64) (cmds int, torn bool, keys int) {
 		if !ok || l[0] != '*' {
 			return cmds, true, len(seen)
 		}
-		argc, end, _ := strtol(l[1:])
+		argc, end, _ := rstring.Strtoll(l[1:])
 		if end == 0 || argc < 0 {
 			return cmds, true, len(seen)
 		}
@@ -680,7 +639,7 @@ func scanTail(path string, from int64) (cmds int, torn bool, keys int) {
 			if !ok || l[0] != '$' {
 				return cmds, true, len(seen)
 			}
-			n, end, _ := strtol(l[1:])
+			n, end, _ := rstring.Strtoll(l[1:])
 			if end == 0 || n < 0 || n > 1<<32 {
 				return cmds, true, len(seen)
 			}

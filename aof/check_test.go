@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/aofserver/aofserver/rstring"
 )
 
 const realCheckAOF = "/usr/bin/redis-check-aof"
@@ -242,9 +244,9 @@ func TestCheckStrtol(t *testing.T) {
 		{"99999999999999999999", 1<<63 - 1, 20, true},
 		{"-9223372036854775808", -1 << 63, 20, false},
 	} {
-		v, end, of := strtol([]byte(c.in))
+		v, end, of := rstring.Strtoll([]byte(c.in))
 		if v != c.v || end != c.end || of != c.overflow {
-			t.Errorf("strtol(%q) = %d %d %v, want %d %d %v", c.in, v, end, of, c.v, c.end, c.overflow)
+			t.Errorf("rstring.Strtoll(%q) = %d %d %v, want %d %d %v", c.in, v, end, of, c.v, c.end, c.overflow)
 		}
 	}
 	if hexChar(0xfe) != "fffffffe" || hexChar('\r') != "0d" {

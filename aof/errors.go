@@ -3,9 +3,8 @@ package aof
 import (
 	"errors"
 	"fmt"
-	"syscall"
-	"unicode"
-	"unicode/utf8"
+
+	"github.com/aofserver/aofserver/rstring"
 )
 
 // Errors returned by the AOF. Load errors are *LoadError values; corruption
@@ -49,23 +48,11 @@ func (e *LoadError) Error() string {
 
 func (e *LoadError) Unwrap() error { return e.Err }
 
+// Strerror is rstring.Strerror (C's strerror text for an errno), under the
+// name aof's many log and error lines call.
+func Strerror(err error) string { return rstring.Strerror(err) }
+
 // corruptf returns an error wrapping ErrCorrupt with a detail message.
 func corruptf(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrCorrupt}, args...)...)
-}
-
-// Strerror renders err the way C's strerror(3) does for an errno ("No space
-// left on device"), which is what Redis puts in its log lines and in the
-// MISCONF reply. Other errors are returned as err.Error().
-func Strerror(err error) string {
-	if err == nil {
-		return ""
-	}
-	var errno syscall.Errno
-	if errors.As(err, &errno) {
-		s := errno.Error()
-		r, n := utf8.DecodeRuneInString(s)
-		return string(unicode.ToUpper(r)) + s[n:]
-	}
-	return err.Error()
 }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/aofserver/aofserver/rstring"
 )
 
 // Loader is implemented by the server to replay AOF files.
@@ -292,7 +294,7 @@ func (ld *fileLoader) run() (truncated bool, err error) {
 			}
 			return ld.badFormat(lineOff, "empty multibulk count")
 		}
-		argc := atoi(line[1:])
+		argc := rstring.Atoll(line[1:])
 		if argc < 1 {
 			return ld.badFormat(lineOff, "bad multibulk count %q", clip(line))
 		}
@@ -311,14 +313,14 @@ func (ld *fileLoader) run() (truncated bool, err error) {
 			if line[0] != '$' {
 				return ld.badFormat(argOff, "expected '$', got %q", clip(line))
 			}
-			n := atoi(line[1:])
+			n := rstring.Atoll(line[1:])
 			if n < 0 {
 				// Redis would try to allocate ~2^64 bytes; refuse instead.
 				return ld.badFormat(argOff, "negative bulk length %d", n)
 			}
 			// Bound the allocation by what the file can still hold: a longer
 			// bulk can only end in EOF, which is a short read.
-			if n+2 > ld.size-ld.pos() {
+			if n > ld.size-ld.pos()-2 {
 				return ld.torn()
 			}
 			startArg := len(ld.args)
@@ -355,7 +357,7 @@ func (ld *fileLoader) run() (truncated bool, err error) {
 		}
 		switch {
 		case ld.inMulti && !isExec:
-			queue = append(queue, queued{argv: cloneArgv(argv), off: lineOff})
+			queue = append(queue, queued{argv: rstring.CloneArgv(argv), off: lineOff})
 		case ld.inMulti && isExec:
 			if err := ld.deliver(multiArgv, multiOff); err != nil {
 				return false, err
@@ -370,7 +372,7 @@ func (ld *fileLoader) run() (truncated bool, err error) {
 			}
 			ld.inMulti, queue, multiArgv = false, queue[:0], nil
 		case isMulti:
-			ld.inMulti, multiArgv, multiOff = true, cloneArgv(argv), lineOff
+			ld.inMulti, multiArgv, multiOff = true, rstring.CloneArgv(argv), lineOff
 		default:
 			if err := ld.deliver(argv, lineOff); err != nil {
 				return false, err
@@ -484,32 +486,6 @@ func (ld *fileLoader) fgets() ([]byte, error) {
 	return ld.line, nil
 }
 
-// atoi parses like C's atoi/strtol: optional spaces, sign, digits, stopping at
-// the first other byte; saturates instead of overflowing.
-func atoi(b []byte) int64 {
-	i := 0
-	for i < len(b) && (b[i] == ' ' || (b[i] >= '\t' && b[i] <= '\r')) {
-		i++
-	}
-	neg := false
-	if i < len(b) && (b[i] == '+' || b[i] == '-') {
-		neg = b[i] == '-'
-		i++
-	}
-	var n int64
-	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
-		if n > (1<<62)/10 {
-			n = 1 << 62
-			continue
-		}
-		n = n*10 + int64(b[i]-'0')
-	}
-	if neg {
-		return -n
-	}
-	return n
-}
-
 func grow(b []byte, n int) []byte {
 	if cap(b)-len(b) >= n {
 		return b[:len(b)+n]
@@ -517,21 +493,6 @@ func grow(b []byte, n int) []byte {
 	nb := make([]byte, len(b)+n, 2*cap(b)+n)
 	copy(nb, b)
 	return nb
-}
-
-func cloneArgv(argv [][]byte) [][]byte {
-	total := 0
-	for _, a := range argv {
-		total += len(a)
-	}
-	buf := make([]byte, 0, total)
-	out := make([][]byte, len(argv))
-	for i, a := range argv {
-		s := len(buf)
-		buf = append(buf, a...)
-		out[i] = buf[s:len(buf):len(buf)]
-	}
-	return out
 }
 
 func clip(b []byte) []byte {

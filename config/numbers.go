@@ -4,6 +4,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/aofserver/aofserver/rstring"
 )
 
 // memToInt parses a memory value like Redis's memtoull: digits (possibly
@@ -69,19 +71,6 @@ func formatMemory(v int64) string {
 // leading blanks and a sign are allowed, an empty number is 0 only when
 // s is empty (the end pointer then points at the NUL).
 func strtollFull(s string) (int64, bool) {
-	t := strings.TrimLeft(s, " \t\n\r\v\f")
-	if t == "" {
-		return 0, s == ""
-	}
-	v, err := strconv.ParseInt(t, 10, 64)
-	if err != nil {
-		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
-			if strings.HasPrefix(t, "-") {
-				return math.MinInt64, true
-			}
-			return math.MaxInt64, true
-		}
-		return 0, false
-	}
-	return v, true
+	v, end, _ := rstring.Strtoll(s)
+	return v, end == len(s)
 }

@@ -175,22 +175,13 @@ func (c *Config) finish() error {
 			var pe *os.PathError
 			msg := err.Error()
 			if errors.As(err, &pe) {
-				msg = errnoText(pe.Err)
+				msg = rstring.Strerror(pe.Err)
 			}
 			return &ParseError{Reason: "Can't open the log file: " + msg}
 		}
 		f.Close()
 	}
 	return c.sanity()
-}
-
-// errnoText capitalises Go's errno text the way strerror prints it.
-func errnoText(err error) string {
-	s := err.Error()
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // sanity holds the checks at the end of loadServerConfigFromString.

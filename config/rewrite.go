@@ -275,20 +275,20 @@ func (c *Config) rewrite(forceAll bool) error {
 	side := SidePath(c.file)
 	oldSide, err := os.ReadFile(side)
 	if err != nil && !os.IsNotExist(err) {
-		return ReplyError("ERR Rewriting config file: " + side + ": " + errnoText(unwrapPathErr(err)))
+		return ReplyError("ERR Rewriting config file: " + side + ": " + rstring.Strerror(unwrapPathErr(err)))
 	}
 	if err == nil || c.oursChanged() {
 		if err := writeFileAtomic(side, c.rewriteSideContent(string(oldSide), err != nil)); err != nil {
-			return ReplyError("ERR Rewriting config file: " + side + ": " + errnoText(unwrapPathErr(err)))
+			return ReplyError("ERR Rewriting config file: " + side + ": " + rstring.Strerror(unwrapPathErr(err)))
 		}
 	}
 	old, err := os.ReadFile(c.file)
 	if err != nil && !os.IsNotExist(err) {
-		return ReplyError("ERR Rewriting config file: " + errnoText(unwrapPathErr(err)))
+		return ReplyError("ERR Rewriting config file: " + rstring.Strerror(unwrapPathErr(err)))
 	}
 	content := c.rewriteContent(string(old), forceAll)
 	if err := writeFileAtomic(c.file, content); err != nil {
-		return ReplyError("ERR Rewriting config file: " + errnoText(unwrapPathErr(err)))
+		return ReplyError("ERR Rewriting config file: " + rstring.Strerror(unwrapPathErr(err)))
 	}
 	return nil
 }

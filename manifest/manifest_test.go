@@ -213,8 +213,8 @@ func TestAtoll(t *testing.T) {
 		"-9223372036854775809": math.MinInt64,
 		"1\x002":               1,
 	} {
-		if got := atoll([]byte(in)); got != want {
-			t.Errorf("atoll(%q) = %d, want %d", in, got, want)
+		if got := rstring.Atoll([]byte(in)); got != want {
+			t.Errorf("rstring.Atoll(%q) = %d, want %d", in, got, want)
 		}
 	}
 }

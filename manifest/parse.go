@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 
 	"github.com/aofserver/aofserver/rstring"
 )
@@ -69,7 +68,7 @@ func Parse(r io.Reader) (*Manifest, error) {
 					return nil, fail(msgPath)
 				}
 			case equalFoldASCII(key, "seq"):
-				f.Seq = atoll(val)
+				f.Seq = rstring.Atoll(val)
 			case equalFoldASCII(key, "type"):
 				f.Type = 0
 				if len(val) > 0 {
@@ -155,38 +154,4 @@ func lower(c byte) byte {
 // isSpace is C isspace in the C locale.
 func isSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
-}
-
-// atoll mirrors glibc atoll (strtoll base 10): leading whitespace, optional
-// sign, digits; anything else ends the number; overflow saturates.
-func atoll(b []byte) int64 {
-	i := 0
-	for i < len(b) && isSpace(b[i]) {
-		i++
-	}
-	neg := false
-	if i < len(b) && (b[i] == '+' || b[i] == '-') {
-		neg = b[i] == '-'
-		i++
-	}
-	var v uint64 // magnitude, capped at 1<<63
-	const limit = uint64(math.MaxInt64) + 1
-	for ; i < len(b) && '0' <= b[i] && b[i] <= '9'; i++ {
-		if v < limit {
-			v = v*10 + uint64(b[i]-'0')
-			if v > limit {
-				v = limit
-			}
-		}
-	}
-	if neg {
-		if v >= limit {
-			return math.MinInt64
-		}
-		return -int64(v)
-	}
-	if v >= limit {
-		return math.MaxInt64
-	}
-	return int64(v)
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/aofserver/aofserver/aof"
+	"github.com/aofserver/aofserver/rstring"
 )
 
 // Blocking list commands (BLPOP BRPOP BRPOPLPUSH BLMOVE BLMPOP).
@@ -97,7 +98,7 @@ func (s *Server) canBlock(c *client) bool {
 }
 
 func (s *Server) blockClient(c *client, keys [][]byte, argv [][]byte, timeout time.Duration, serve func(*client, [][]byte, bool) bool) {
-	bs := &blockState{db: c.db, argv: cloneArgv(argv), serve: serve, done: make(chan struct{})}
+	bs := &blockState{db: c.db, argv: rstring.CloneArgv(argv), serve: serve, done: make(chan struct{})}
 	if timeout > 0 {
 		bs.deadline = time.Now().Add(timeout)
 	}

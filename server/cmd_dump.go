@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/aofserver/aofserver/rdb"
+	"github.com/aofserver/aofserver/rstring"
 )
 
 func init() {
@@ -130,7 +131,7 @@ func restoreCommand(c *client, argv [][]byte) {
 	s.signalModifiedKey(c.db, key)
 	s.notify(notifyGeneric, "restore", key, c.db.id)
 	if ttl > 0 && !absttl {
-		out := cloneArgv(argv)
+		out := rstring.CloneArgv(argv)
 		out[2] = formatInt(ttl)
 		out = append(out, []byte("ABSTTL"))
 		c.rewriteArgv(out...)

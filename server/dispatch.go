@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/aofserver/aofserver/aof"
+	"github.com/aofserver/aofserver/rstring"
 )
 
 // processCommand runs one request with Redis's checks in Redis's order
@@ -262,7 +263,7 @@ func (s *Server) call(c *client, cmd *command, argv [][]byte) {
 			// off) need their own copy; the outermost call's op is fed
 			// (copied into the AOF buffer) just below.
 			if s.execDepth > 0 || s.aof == nil {
-				pa = cloneArgv(argv)
+				pa = rstring.CloneArgv(argv)
 			}
 		}
 		s.pendingOps = append(s.pendingOps, aof.Op{DB: c.db.id, Argv: pa})
@@ -329,20 +330,6 @@ func (c *client) rewriteArgv(argv ...[]byte) { c.propArgv = argv }
 
 // preventPropagation stops the current command from being logged itself.
 func (c *client) preventPropagation() { c.preventProp = true }
-
-func cloneArgv(argv [][]byte) [][]byte {
-	n := 0
-	for _, a := range argv {
-		n += len(a)
-	}
-	buf := make([]byte, 0, n)
-	out := make([][]byte, len(argv))
-	for i, a := range argv {
-		buf = append(buf, a...)
-		out[i] = buf[len(buf)-len(a) : len(buf) : len(buf)]
-	}
-	return out
-}
 
 func (s *Server) countError(msg string) {
 	code := msg

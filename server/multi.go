@@ -1,5 +1,7 @@
 package server
 
+import "github.com/aofserver/aofserver/rstring"
+
 func init() {
 	t := func(name string, arity int, flags uint64, first, last int, proc cmdProc, summary, since string) *command {
 		return &command{name: name, arity: arity, flags: flags, firstKey: first, lastKey: last, step: 1, proc: proc, group: "transactions", summary: summary, since: since, acl: []string{"@transaction"}}
@@ -23,7 +25,7 @@ func multiCommand(c *client, argv [][]byte) {
 }
 
 func (c *client) queueMulti(cmd *command, argv [][]byte) {
-	c.mstate = append(c.mstate, queuedCmd{cmd: cmd, argv: cloneArgv(argv)})
+	c.mstate = append(c.mstate, queuedCmd{cmd: cmd, argv: rstring.CloneArgv(argv)})
 }
 
 func (c *client) discardTransaction() {

@@ -17,6 +17,7 @@ import (
 	"github.com/aofserver/aofserver/config"
 	"github.com/aofserver/aofserver/fsx"
 	"github.com/aofserver/aofserver/rdb"
+	"github.com/aofserver/aofserver/rstring"
 )
 
 type persistState struct {
@@ -668,7 +669,7 @@ func (s *Server) aofBufferLength() int64 {
 	return s.aof.Stats().BufferLength
 }
 
-func errnoText(err error) string { return aof.Strerror(err) }
+func errnoText(err error) string { return rstring.Strerror(err) }
 
 func b2i(b bool) int {
 	if b {

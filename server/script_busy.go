@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/aofserver/aofserver/rstring"
 )
 
 // Busy scripts (Redis 7.0 script.c scriptInterrupt / processCommand's
@@ -85,7 +87,7 @@ func (s *Server) beginScriptRun(e *luaEngine, c *client, name string, isEval boo
 		threshold: time.Duration(th) * time.Millisecond,
 		isEval:    isEval,
 		name:      name,
-		argv:      cloneArgv(e.argv),
+		argv:      rstring.CloneArgv(e.argv),
 		noAuth:    s.cfg.Requirepass != "",
 		cancel:    cancel,
 	}

@@ -340,7 +340,7 @@ func xaddCommand(c *client, argv [][]byte) {
 	s.signalModifiedKey(c.db, key)
 	s.notify(notifyStream, "xadd", key, c.db.id)
 	s.dirty++
-	pa := cloneArgv(argv)
+	pa := rstring.CloneArgv(argv)
 	if a.strategy != trimNone {
 		if st.trim(&a.streamTrimArgs) > 0 {
 			s.notify(notifyStream, "xtrim", key, c.db.id)
@@ -374,7 +374,7 @@ func xtrimCommand(c *client, argv [][]byte) {
 	if deleted > 0 {
 		s.notify(notifyStream, "xtrim", argv[1], c.db.id)
 		if a.approx {
-			pa := cloneArgv(argv)
+			pa := rstring.CloneArgv(argv)
 			trimRewrite(pa, st, &a.streamTrimArgs)
 			c.rewriteArgv(pa...)
 		}
