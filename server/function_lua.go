@@ -88,6 +88,7 @@ func newFuncEngine(s *Server) *funcEngine {
 	fe := &funcEngine{libs: map[string]*funcLib{}, funcs: map[string]*funcInfo{}}
 	e := newLuaEngine(s)
 	e.source = "@user_function"
+	e.fake.id = 2 // created after the EVAL engine's client (newLuaEngine)
 	fe.e = e
 	L := e.L
 	fe.globals = L.G.Global
@@ -213,11 +214,7 @@ func (fe *funcEngine) compileLib(md libMeta, payload []byte, timeout time.Durati
 	L := fe.e.L
 	fn, err := L.Load(bytes.NewReader(md.code), "user_function")
 	if err != nil {
-		msg := err.Error()
-		if ae, ok := err.(*lua.ApiError); ok && ae.Object != nil {
-			msg = lua.LVAsString(ae.Object)
-		}
-		return nil, "Error compiling function: " + luaSyntaxMessage(strings.TrimSpace(msg), md.code)
+		return nil, "Error compiling function: " + luaSyntaxMessage(err, "user_function", md.code)
 	}
 	fn.Env = fe.e.env
 	lib := &funcLib{name: md.name, code: append([]byte(nil), payload...), funcs: map[string]*funcInfo{}}

@@ -89,6 +89,9 @@ func newLuaEngine(s *Server) *luaEngine {
 		shebang: map[string]bool{}, source: luaScriptSource}
 	e.fake = s.newFakeClient()
 	e.fake.addr = "lua" // as MONITOR shows the commands scripts run
+	// Redis creates the EVAL engine's client first (id 1), then the
+	// functions engine's (id 2): HELLO run by a script shows them
+	e.fake.id = 1
 	// Lua 5.1's call depth (gopher-lua's growing frame stack never reports
 	// itself full: it panics, so the stack is a fixed one); coroutines,
 	// created with L.Options, get a small one (80 bytes a frame)
@@ -117,7 +120,19 @@ func newLuaEngine(s *Server) *luaEngine {
 		L.Push(lua.LNumber(0))
 		return 1
 	}))
-	g.RawGetString("string").(*lua.LTable).RawSetString("byte", L.NewFunction(luaStrByte))
+	strLib := g.RawGetString("string").(*lua.LTable)
+	strLib.RawSetString("byte", L.NewFunction(luaStrByte))
+	strLib.RawSetString("dump", L.NewFunction(luaStringDump))
+	// gopher-lua makes the string table its own metatable (it gets an
+	// __index key scripts can see); Lua 5.1's strings have a metatable
+	// of their own, {__index = string}
+	strLib.RawSetString("__index", lua.LNil)
+	strMeta := L.NewTable() // its __index is set below: the library's read-only view
+	L.SetMetatable(lua.LString(""), strMeta)
+	e.protected = map[*lua.LTable]func() *lua.LTable{}
+	e.tableCompat(g.RawGetString("table").(*lua.LTable))
+	g.RawSetString("loadstring", L.NewFunction(luaLoadString))
+	g.RawSetString("load", L.NewFunction(e.luaLoad))
 	mathLib := g.RawGetString("math").(*lua.LTable)
 	mathLib.RawSetString("random", L.NewFunction(luaMathRandom))
 	mathLib.RawSetString("randomseed", L.NewFunction(luaMathRandomseed))
@@ -186,6 +201,7 @@ func newLuaEngine(s *Server) *luaEngine {
 	for _, lib := range []string{"redis", "string", "math", "table", "bit", "cjson", "cmsgpack", "struct", "coroutine"} {
 		g.RawSetString(lib, e.readonlyProxy(g.RawGetString(lib).(*lua.LTable), false))
 	}
+	strMeta.RawSetString("__index", g.RawGetString("string")) // getmetatable('').__index == string
 	e.env = e.readonlyProxy(g, true)
 	g.RawSetString("_G", e.env)
 	// error as Lua 5.1's: numbers get the position too, error() raises nil
@@ -440,11 +456,7 @@ func (e *luaEngine) compile(sha string, body []byte) string {
 	}
 	fn, err := e.L.Load(bytes.NewReader(body), "user_script")
 	if err != nil {
-		msg := err.Error()
-		if ae, ok := err.(*lua.ApiError); ok && ae.Object != nil {
-			msg = lua.LVAsString(ae.Object)
-		}
-		return "ERR Error compiling script (new function): " + luaSyntaxMessage(strings.TrimSpace(msg), body)
+		return "ERR Error compiling script (new function): " + luaSyntaxMessage(err, "user_script", body)
 	}
 	fn.Env = e.env
 	e.funcs[sha] = fn
@@ -471,33 +483,6 @@ func luaStdMessage(msg string) string {
 // luaErrPosition is the position luaL_error puts before a message
 // raised in a script.
 var luaErrPosition = regexp.MustCompile(`^user_(?:script|function):(\d+): `)
-
-var (
-	luaSyntaxAt  = regexp.MustCompile(`^(user_script|user_function) line:(\d+)\(column:\d+\) near '(.*)':\s+(.*)$`)
-	luaSyntaxEOF = regexp.MustCompile(`^(user_script|user_function) at EOF:\s+(.*)$`)
-)
-
-// luaSyntaxMessage rewrites gopher-lua's parse errors in the form of the C
-// Lua 5.1 parser ("user_script:1: unexpected symbol near '<eof>'").
-func luaSyntaxMessage(msg string, body []byte) string {
-	what := func(m string) string {
-		switch m {
-		case "syntax error":
-			return "unexpected symbol"
-		case "unterminated string":
-			return "unfinished string"
-		}
-		return m
-	}
-	if m := luaSyntaxAt.FindStringSubmatch(msg); m != nil {
-		return m[1] + ":" + m[2] + ": " + what(m[4]) + " near '" + m[3] + "'"
-	}
-	if m := luaSyntaxEOF.FindStringSubmatch(msg); m != nil {
-		line := bytes.Count(body, []byte("\n")) + 1
-		return m[1] + ":" + strconv.Itoa(line) + ": " + what(m[2]) + " near '<eof>'"
-	}
-	return msg
-}
 
 func (e *luaEngine) run(c *client, sha string, keys, args [][]byte, ro bool) {
 	// a script declaring flags is judged by them first (scriptPrepareForRun)
