@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/aofserver/aofserver/listpack"
 	"github.com/aofserver/aofserver/rstring"
 )
 
@@ -263,37 +264,6 @@ func compareZMember(a, b ZMember) int {
 	return bytes.Compare(a.Member, b.Member)
 }
 
-// lpEntrySize is the size a listpack entry for s takes.
-func lpEntrySize(s []byte) int {
-	var n int
-	if v, ok := rstring.String2ll(s); ok {
-		switch {
-		case v >= 0 && v <= 127:
-			n = 1
-		case v >= -4096 && v <= 4095:
-			n = 2
-		case v >= -32768 && v <= 32767:
-			n = 3
-		case v >= -8388608 && v <= 8388607:
-			n = 4
-		case v >= -2147483648 && v <= 2147483647:
-			n = 5
-		default:
-			n = 9
-		}
-	} else {
-		switch l := len(s); {
-		case l < 64:
-			n = 1 + l
-		case l < 4096:
-			n = 2 + l
-		default:
-			n = 5 + l
-		}
-	}
-	return n + backlenSize(n)
-}
-
 // qlAllowInsert mirrors _quicklistNodeAllowInsert in Redis 7.0.15: the
 // new node size is estimated as the current listpack size plus the raw
 // element length plus a fixed 8-byte overhead.
@@ -346,12 +316,12 @@ func (q *qlSplit) add(e []byte) int {
 		q.plain = true
 		return qlNewPlain
 	case q.nodes > 0 && !q.plain && qlAllowInsert(q.nodeSz, q.nodeCount, q.fill, len(e)):
-		q.nodeSz += lpEntrySize(e)
+		q.nodeSz += listpack.StrSize(e)
 		q.nodeCount++
 		return qlSameNode
 	default:
 		q.nodes++
-		q.nodeSz, q.nodeCount, q.plain = lpEmptySize+lpEntrySize(e), 1, false
+		q.nodeSz, q.nodeCount, q.plain = lpEmptySize+listpack.StrSize(e), 1, false
 		return qlNewPacked
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/aofserver/aofserver/listpack"
 	"github.com/aofserver/aofserver/rstring"
 )
 
@@ -102,20 +103,6 @@ func appendBacklen(dst []byte, l int) []byte {
 	}
 }
 
-func backlenSize(l int) int {
-	switch {
-	case l <= 127:
-		return 1
-	case l < 16383:
-		return 2
-	case l < 2097151:
-		return 3
-	case l < 268435455:
-		return 4
-	}
-	return 5
-}
-
 // lpEach validates the listpack p as Redis's lpValidateIntegrity does
 // with deep set (header size and terminator, then every entry through
 // lpValidateNext: a known encoding, bounds, a backlen that decodes to the
@@ -167,7 +154,7 @@ func lpEach(p []byte, fn func(s []byte, v int64, isInt bool) error) (int, error)
 			dlen = int64(binary.LittleEndian.Uint32(p[pos+1:]))
 		}
 		elen := int64(hdr) + dlen
-		bl := int64(backlenSize(int(min(elen, 1<<40))))
+		bl := int64(listpack.BacklenSize(int(min(elen, 1<<40))))
 		if int64(pos)+elen+bl > int64(end) {
 			return n, errLPEntry
 		}

@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
+
+	"github.com/aofserver/aofserver/listpack"
 )
 
 // StreamLimits are the stream-node-max-bytes and stream-node-max-entries
@@ -23,23 +25,6 @@ func DefaultStreamLimits() StreamLimits {
 
 // streamListpackMaxSize is STREAM_LISTPACK_MAX_SIZE.
 const streamListpackMaxSize = 1 << 30
-
-// lpIntSize is the size of a listpack integer entry holding v.
-func lpIntSize(v int64) int {
-	switch {
-	case v >= 0 && v <= 127:
-		return 2
-	case v >= -4096 && v <= 4095:
-		return 3
-	case v >= -32768 && v <= 32767:
-		return 4
-	case v >= -8388608 && v <= 8388607:
-		return 5
-	case v >= -2147483648 && v <= 2147483647:
-		return 6
-	}
-	return 10
-}
 
 // checkStream reports why s cannot be written, or nil.
 func checkStream(s *Stream) error {
@@ -111,7 +96,7 @@ func streamNodeBounds(entries []StreamEntry, lim StreamLimits, bounds []int) []i
 			tot += len(fv[0]) + len(fv[1])
 		}
 		if master != nil {
-			if rest+lpIntSize(int64(count))+tot >= maxBytes || (lim.NodeMaxEntries > 0 && count >= lim.NodeMaxEntries) {
+			if rest+listpack.IntSize(int64(count))+tot >= maxBytes || (lim.NodeMaxEntries > 0 && count >= lim.NodeMaxEntries) {
 				master = nil
 			}
 		}
@@ -119,9 +104,9 @@ func streamNodeBounds(entries []StreamEntry, lim StreamLimits, bounds []int) []i
 		if master == nil {
 			bounds = append(bounds, i)
 			master, count = e, 0
-			rest = lpEmptySize + lpIntSize(0) + lpIntSize(int64(len(e.Fields))) + lpIntSize(0)
+			rest = lpEmptySize + listpack.IntSize(0) + listpack.IntSize(int64(len(e.Fields))) + listpack.IntSize(0)
 			for _, fv := range e.Fields {
-				rest += lpEntrySize(fv[0])
+				rest += listpack.StrSize(fv[0])
 			}
 		} else {
 			same = len(master.Fields) == len(e.Fields)
@@ -134,14 +119,14 @@ func streamNodeBounds(entries []StreamEntry, lim StreamLimits, bounds []int) []i
 		flags, lpCount := int64(streamFlagSameFields), int64(len(e.Fields)+3)
 		if !same {
 			flags, lpCount = 0, lpCount+int64(len(e.Fields)+1)
-			rest += lpIntSize(int64(len(e.Fields)))
+			rest += listpack.IntSize(int64(len(e.Fields)))
 		}
-		rest += lpIntSize(flags) + lpIntSize(msd) + lpIntSize(seqd) + lpIntSize(lpCount)
+		rest += listpack.IntSize(flags) + listpack.IntSize(msd) + listpack.IntSize(seqd) + listpack.IntSize(lpCount)
 		for _, fv := range e.Fields {
 			if !same {
-				rest += lpEntrySize(fv[0])
+				rest += listpack.StrSize(fv[0])
 			}
-			rest += lpEntrySize(fv[1])
+			rest += listpack.StrSize(fv[1])
 		}
 	}
 	return bounds

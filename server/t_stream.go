@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"unsafe"
 
+	"github.com/aofserver/aofserver/listpack"
 	"github.com/aofserver/aofserver/rdb"
 )
 
@@ -155,71 +156,6 @@ func (nd *streamNode) eachField(e *streamEntry, fn func(f, v []byte)) {
 	}
 }
 
-// Listpack size arithmetic, for the node-full decision of streamAppendItem.
-func lpIntEncSize(v int64) int {
-	switch {
-	case v >= 0 && v <= 127:
-		return 1
-	case v >= -4096 && v <= 4095:
-		return 2
-	case v >= -32768 && v <= 32767:
-		return 3
-	case v >= -8388608 && v <= 8388607:
-		return 4
-	case v >= math.MinInt32 && v <= math.MaxInt32:
-		return 5
-	}
-	return 9
-}
-
-func lpBacklenSize(l int) int {
-	switch {
-	case l <= 127:
-		return 1
-	case l < 16383:
-		return 2
-	case l < 2097151:
-		return 3
-	case l < 268435455:
-		return 4
-	}
-	return 5
-}
-
-func lpEntrySize(enc int) int { return enc + lpBacklenSize(enc) }
-
-// lpStringToInt64 is listpack's string2ll: canonical decimal int64 only.
-func lpStringToInt64(b []byte) (int64, bool) {
-	if len(b) == 0 || len(b) > 20 {
-		return 0, false
-	}
-	if b[0] == '-' {
-		if len(b) < 2 || b[1] < '1' || b[1] > '9' {
-			return 0, false
-		}
-	} else if b[0] < '0' || b[0] > '9' || (b[0] == '0' && len(b) > 1) {
-		return 0, false
-	}
-	v, err := strconv.ParseInt(string(b), 10, 64)
-	return v, err == nil
-}
-
-func lpIntSize(v int64) int { return lpEntrySize(lpIntEncSize(v)) }
-
-func lpStrSize(b []byte) int {
-	if v, ok := lpStringToInt64(b); ok {
-		return lpIntSize(v)
-	}
-	l := len(b)
-	switch {
-	case l < 64:
-		return lpEntrySize(1 + l)
-	case l < 4096:
-		return lpEntrySize(2 + l)
-	}
-	return lpEntrySize(5 + l)
-}
-
 // ----------------------------------------------------------------- stream
 
 type streamObj struct {
@@ -286,9 +222,9 @@ func (s *streamObj) appendItem(id streamID, fv [][]byte, lim streamNodeLimits) {
 		for i := 0; i < numfields; i++ {
 			nd.masterFields[i] = cloneBytes(fv[2*i])
 		}
-		nd.lpBytes = 6 + 1 + lpIntSize(0) + lpIntSize(0) + lpIntSize(int64(numfields)) + lpIntSize(0)
+		nd.lpBytes = 6 + 1 + listpack.IntSize(0) + listpack.IntSize(0) + listpack.IntSize(int64(numfields)) + listpack.IntSize(0)
 		for _, f := range nd.masterFields {
-			nd.lpBytes += lpStrSize(f)
+			nd.lpBytes += listpack.StrSize(f)
 		}
 		s.nodes = append(s.nodes, nd)
 		same = true
@@ -302,15 +238,15 @@ func (s *streamObj) appendItem(id streamID, fv [][]byte, lim streamNodeLimits) {
 		}
 	}
 	// count field update
-	nd.lpBytes += lpIntSize(int64(nd.live+1)) - lpIntSize(int64(nd.live))
+	nd.lpBytes += listpack.IntSize(int64(nd.live+1)) - listpack.IntSize(int64(nd.live))
 	flags := int64(0)
 	if same {
 		flags = 2
 	}
-	nd.lpBytes += lpIntSize(flags) + lpIntSize(int64(id.ms-nd.master.ms)) + lpIntSize(int64(id.seq-nd.master.seq))
+	nd.lpBytes += listpack.IntSize(flags) + listpack.IntSize(int64(id.ms-nd.master.ms)) + listpack.IntSize(int64(id.seq-nd.master.seq))
 	lpCount := int64(numfields + 3)
 	if !same {
-		nd.lpBytes += lpIntSize(int64(numfields))
+		nd.lpBytes += listpack.IntSize(int64(numfields))
 		lpCount += int64(numfields + 1)
 	}
 	off := len(nd.buf)
@@ -324,13 +260,13 @@ func (s *streamObj) appendItem(id streamID, fv [][]byte, lim streamNodeLimits) {
 		if !same {
 			nd.buf = binary.AppendUvarint(nd.buf, uint64(len(fv[2*i])))
 			nd.buf = append(nd.buf, fv[2*i]...)
-			nd.lpBytes += lpStrSize(fv[2*i])
+			nd.lpBytes += listpack.StrSize(fv[2*i])
 		}
 		nd.buf = binary.AppendUvarint(nd.buf, uint64(len(fv[2*i+1])))
 		nd.buf = append(nd.buf, fv[2*i+1]...)
-		nd.lpBytes += lpStrSize(fv[2*i+1])
+		nd.lpBytes += listpack.StrSize(fv[2*i+1])
 	}
-	nd.lpBytes += lpIntSize(lpCount)
+	nd.lpBytes += listpack.IntSize(lpCount)
 	nd.entries = append(nd.entries, streamEntry{id: id, off: uint32(off), n: uint32(len(nd.buf) - off)})
 	nd.live++
 	s.length++
@@ -456,8 +392,8 @@ func (s *streamObj) deleteItem(id streamID) bool {
 		s.nodes = s.nodes[:len(s.nodes)-1]
 	} else {
 		nd.entries[ei].n = 0
-		nd.lpBytes += lpIntSize(int64(nd.live-1)) - lpIntSize(int64(nd.live))
-		nd.lpBytes += lpIntSize(int64(nd.deleted+1)) - lpIntSize(int64(nd.deleted))
+		nd.lpBytes += listpack.IntSize(int64(nd.live-1)) - listpack.IntSize(int64(nd.live))
+		nd.lpBytes += listpack.IntSize(int64(nd.deleted+1)) - listpack.IntSize(int64(nd.deleted))
 		nd.live--
 		nd.deleted++
 	}
@@ -568,8 +504,8 @@ func (s *streamObj) trim(a *streamTrimArgs) int64 {
 			}
 		}
 		deleted += int64(fromNode)
-		nd.lpBytes += lpIntSize(int64(nd.live-fromNode)) - lpIntSize(int64(nd.live))
-		nd.lpBytes += lpIntSize(int64(nd.deleted+fromNode)) - lpIntSize(int64(nd.deleted))
+		nd.lpBytes += listpack.IntSize(int64(nd.live-fromNode)) - listpack.IntSize(int64(nd.live))
+		nd.lpBytes += listpack.IntSize(int64(nd.deleted+fromNode)) - listpack.IntSize(int64(nd.deleted))
 		nd.live -= fromNode
 		nd.deleted += fromNode
 		break
