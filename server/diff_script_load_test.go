@@ -66,3 +66,27 @@ func TestDiffScriptTableCompat(t *testing.T) {
 		ev("return table.getn({1,2,3})"),
 	})
 }
+
+// Runtime errors on operands without a name (temporaries), worded as Lua
+// 5.1's luaG_aritherror / luaG_concaterror, and setmetatable's checks.
+func TestDiffScriptOperandErrors(t *testing.T) {
+	ev := func(body string) []string { return cmd("EVAL", body, "0") }
+	diff(t, [][]string{
+		ev("local ok, e = pcall(function() return 1 + {} end) return e"),
+		ev("local ok, e = pcall(function() return {} * 2 end) return e"),
+		ev("local ok, e = pcall(function() return '3' - {} end) return e"),
+		ev("local ok, e = pcall(function() return 'x' / 1 end) return e"),
+		ev("local ok, e = pcall(function() return 2 ^ true end) return e"),
+		ev("local ok, e = pcall(function() return 5 % 'a' end) return e"),
+		ev("local ok, e = pcall(function() return {} .. 'a' end) return e"),
+		ev("local ok, e = pcall(function() return 'a' .. {} end) return e"),
+		ev("local ok, e = pcall(function() return 1 .. true end) return e"),
+		ev("return 1 + {}"),
+		ev("return 'a' .. {}"),
+		ev("local ok, e = pcall(setmetatable, 1, {}) return e"),
+		ev("local ok, e = pcall(setmetatable, {}, 1) return e"),
+		ev("local ok, e = pcall(setmetatable, {}) return e"),
+		ev("return getmetatable(setmetatable({}, nil))"),
+		ev("return setmetatable(1, {})"),
+	})
+}

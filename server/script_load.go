@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -248,4 +249,33 @@ func (e *luaEngine) tableCompat(tab *lua.LTable) {
 		luaCError(L, "'setn' is obsolete")
 		return 0
 	}))
+}
+
+var (
+	luaArithErr  = regexp.MustCompile(`cannot perform (?:add|sub|mul|div|mod|pow|unm) operation between (\w+) and (\w+)$`)
+	luaConcatErr = regexp.MustCompile(`cannot perform concat operation between (\w+) and (\w+)$`)
+)
+
+// luaOperandMessage words gopher-lua's arithmetic and concatenation
+// errors as Lua 5.1's luaG_aritherror and luaG_concaterror, which blame
+// the first operand that does not fit (gopher-lua's message gives both
+// types, numeric strings already converted for arithmetic). Lua 5.1 also
+// names the operand when it is a variable ("local 'x' (a nil value)"):
+// gopher-lua does not say which, so the message is the unnamed form.
+func luaOperandMessage(msg string) string {
+	if m := luaArithErr.FindStringSubmatchIndex(msg); m != nil {
+		bad := msg[m[2]:m[3]]
+		if bad == "number" {
+			bad = msg[m[4]:m[5]]
+		}
+		return msg[:m[0]] + "attempt to perform arithmetic on a " + bad + " value"
+	}
+	if m := luaConcatErr.FindStringSubmatchIndex(msg); m != nil {
+		bad := msg[m[2]:m[3]]
+		if bad == "number" || bad == "string" {
+			bad = msg[m[4]:m[5]]
+		}
+		return msg[:m[0]] + "attempt to concatenate a " + bad + " value"
+	}
+	return msg
 }

@@ -295,6 +295,14 @@ func (e *luaEngine) guardRawAccess(g *lua.LTable) {
 		return callOrig(L, orig)
 	})
 	wrap("setmetatable", func(L *lua.LState, orig lua.LValue) int {
+		// luaB_setmetatable's checks (gopher-lua's sets builtin types'
+		// metatables)
+		if _, ok := L.Get(1).(*lua.LTable); !ok {
+			luaCTypeError(L, 1, "setmetatable", "table")
+		}
+		if t := L.Get(2).Type(); t != lua.LTNil && t != lua.LTTable || L.GetTop() < 2 {
+			luaCArgError(L, 2, "setmetatable", "nil or table expected")
+		}
 		if target(L.Get(1)) != nil {
 			refuse(L)
 		}
@@ -477,7 +485,7 @@ func luaStdMessage(msg string) string {
 		// limit is the call depth, "stack overflow"
 		return m + "stack overflow"
 	}
-	return msg
+	return luaOperandMessage(msg)
 }
 
 // luaErrPosition is the position luaL_error puts before a message
