@@ -79,6 +79,10 @@ if [ "$FUZZTIME" != 0 ]; then
     ./rdb:FuzzDecode \
     ./rdb:FuzzParseDumpPayload \
     ./rstring:FuzzMatch \
+    ./rstring:FuzzString2ll \
+    ./rstring:FuzzString2ull \
+    ./rstring:FuzzStrtoll \
+    ./rstring:FuzzSplitArgs \
     ./config:FuzzParseRedisConf; do
     pkg=${target%%:*}
     name=${target##*:}
