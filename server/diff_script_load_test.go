@@ -90,3 +90,16 @@ func TestDiffScriptOperandErrors(t *testing.T) {
 		ev("return setmetatable(1, {})"),
 	})
 }
+
+// FUNCTION LOAD: a NUL in the shebang line (Redis's strchr finds no end
+// of line), and parse errors worded as Lua 5.1's parser.
+func TestDiffFunctionLoadMetaAndSyntax(t *testing.T) {
+	diff(t, [][]string{
+		cmd("FUNCTION", "LOAD", "#!lua name=bad\x00name\nredis.register_function('f', function() return 1 end)"),
+		cmd("FUNCTION", "LOAD", "#!lua name=ok\nredis.register_function('f', function() return '\x00' end)"),
+		cmd("FUNCTION", "LOAD", "#!lua name=a\nbad script"),
+		cmd("FUNCTION", "LOAD", "#!lua name=a\nredis.register_function('f', function()\n error \nend)"),
+		cmd("FUNCTION", "LOAD", "#!lua name=a\nreturn 1 +"),
+		cmd("FUNCTION", "FLUSH"),
+	})
+}

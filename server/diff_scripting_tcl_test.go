@@ -42,7 +42,7 @@ var tclKnown = map[string]string{
 	"acl check":           "only the default user exists (no ACL SETUSER)",
 	"binary code refused": "gopher-lua's 'attempt to call' message does not name the value's type",
 	"pcall":               "gopher-lua's runtime error messages (no variable names, other wording)",
-	"basic":               "library names with NUL, parse error wording, DEBUG RELOAD NOFLUSH",
+	"basic":               "DEBUG RELOAD NOFLUSH loads functions that already exist (Redis fails)",
 	"malicious access":    "gopher-lua's 'attempt to call' message has no field name",
 }
 

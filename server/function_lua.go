@@ -165,7 +165,9 @@ func parseLibMeta(payload []byte) (libMeta, string) {
 		return md, "Missing library metadata"
 	}
 	nl := bytes.IndexByte(payload, '\n')
-	if nl < 0 {
+	// Redis finds the line's end with strchr: a NUL before it ends the
+	// C string, so the line has no end
+	if nl < 0 || bytes.IndexByte(payload[:nl], 0) >= 0 {
 		return md, "Invalid library metadata"
 	}
 	parts, ok := rstring.SplitArgs(payload[:nl])
