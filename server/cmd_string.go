@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/big"
 	"strconv"
+
+	"github.com/aofserver/aofserver/rstring"
 )
 
 func init() {
@@ -589,7 +591,7 @@ func (s *Server) incrDecr(c *client, key []byte, by int64) {
 
 func incrbyfloatCommand(c *client, argv [][]byte) {
 	s := c.srv
-	by, ok := parseLongDouble(argv[2])
+	by, ok := rstring.String2ld(argv[2])
 	if !ok {
 		c.err(errNotFloat)
 		return
@@ -601,19 +603,19 @@ func incrbyfloatCommand(c *client, argv [][]byte) {
 			c.errWrongType()
 			return
 		}
-		v, ok := parseLongDouble(p.str())
+		v, ok := rstring.String2ld(p.str())
 		if !ok {
 			c.err(errNotFloat)
 			return
 		}
 		cur = v
 	}
-	sum, ok := ldAdd(cur, by)
+	sum, ok := rstring.LdAdd(cur, by)
 	if !ok {
 		c.err("ERR increment would produce NaN or Infinity")
 		return
 	}
-	out := formatLongDouble(sum)
+	out := rstring.Ld2string(sum)
 	nv := newStringEntryOwned(out)
 	nv.meta |= metaNoIntBit
 	if p != nil {

@@ -467,7 +467,7 @@ func (s *Server) dropIfEmptyHash(c *client, key []byte, h *hashObj) {
 
 func hincrbyfloatCommand(c *client, argv [][]byte) {
 	s := c.srv
-	incr, ok := parseLongDouble(argv[3])
+	incr, ok := rstring.String2ld(argv[3])
 	if !ok {
 		c.err(errNotFloat)
 		return
@@ -483,19 +483,19 @@ func hincrbyfloatCommand(c *client, argv [][]byte) {
 	}
 	cur := new(big.Float)
 	if v, found := h.get(argv[2]); found {
-		if cur, ok = parseLongDouble(v); !ok {
+		if cur, ok = rstring.String2ld(v); !ok {
 			c.err("ERR hash value is not a float")
 			s.dropIfEmptyHash(c, key, h)
 			return
 		}
 	}
-	sum, ok := ldAdd(cur, incr)
+	sum, ok := rstring.LdAdd(cur, incr)
 	if !ok {
 		c.err("ERR increment would produce NaN or Infinity")
 		s.dropIfEmptyHash(c, key, h)
 		return
 	}
-	out := formatLongDouble(sum)
+	out := rstring.Ld2string(sum)
 	h.set(s, argv[2], out)
 	c.bulk(out)
 	s.signalModifiedKey(c.db, key)

@@ -1,4 +1,4 @@
-package server
+package rstring
 
 import (
 	"math/big"
@@ -13,9 +13,9 @@ import (
 
 const ldPrec = 64
 
-// parseLongDouble parses like Redis's string2ld (strtold): no leading or
+// String2ld parses like Redis's string2ld (strtold): no leading or
 // trailing space, not empty, NaN refused; infinities are accepted.
-func parseLongDouble(b []byte) (*big.Float, bool) {
+func String2ld(b []byte) (*big.Float, bool) {
 	if len(b) == 0 || len(b) > 5*1024 || isSpace(b[0]) || isSpace(b[len(b)-1]) {
 		return nil, false
 	}
@@ -45,8 +45,8 @@ func ldOverflows(f *big.Float) bool {
 	return !f.IsInf() && f.MantExp(nil) > 16384
 }
 
-// ldAdd returns a+b, or false if the result is not finite.
-func ldAdd(a, b *big.Float) (*big.Float, bool) {
+// LdAdd returns a+b, or false if the result is not finite.
+func LdAdd(a, b *big.Float) (*big.Float, bool) {
 	if a.IsInf() || b.IsInf() {
 		return nil, false
 	}
@@ -58,8 +58,8 @@ func ldAdd(a, b *big.Float) (*big.Float, bool) {
 	return z, true
 }
 
-// formatLongDouble prints like Redis's ld2string(LD_STR_HUMAN).
-func formatLongDouble(f *big.Float) []byte {
+// Ld2string prints like Redis's ld2string(LD_STR_HUMAN).
+func Ld2string(f *big.Float) []byte {
 	s := f.Text('f', 17)
 	if strings.IndexByte(s, '.') >= 0 {
 		s = strings.TrimRight(s, "0")
