@@ -213,12 +213,21 @@ func (s *Server) call(c *client, cmd *command, argv [][]byte) {
 	s.execDepth++
 	prevLog := c.logArgv
 	c.logArgv = nil
-	start := monoNow()
+	// AOF loading records no time (no stats, slowlog nor latency): the
+	// clock reads were a quarter of a redis.call('ping') replayed
+	timed := !s.aofLoadingContext(c)
+	var start int64
+	if timed {
+		start = monoNow()
+	}
 	cmd.proc(c, argv)
 	if len(s.ev.touched) > 0 {
 		s.memSettle() // values lookupWrite handed out
 	}
-	dur := time.Duration(monoNow() - start)
+	var dur time.Duration
+	if timed {
+		dur = time.Duration(monoNow() - start)
+	}
 	s.execDepth--
 	if s.tracking.table != nil {
 		s.trackingAfterCall(c, cmd, argv)

@@ -59,6 +59,10 @@ type luaEngine struct {
 	// protected maps the read-only proxies scripts see to the tables they
 	// protect (rawget, pairs, ... read through them).
 	protected map[*lua.LTable]func() *lua.LTable
+	// callName/callCmd: the command redis.call looked up last, by the
+	// name as the script spelled it (a loop calls the same one again)
+	callName string
+	callCmd  *command
 }
 
 // scriptEngine returns the server's Lua state (created on first use; only
@@ -638,20 +642,39 @@ func (e *luaEngine) redisCall(L *lua.LState, raise bool) int {
 	if n == 0 {
 		return fail(luaErrorTable(L, "Please specify at least one argument for this redis lib call"))
 	}
-	argv := make([][]byte, n)
+	// The arguments' bytes go to one buffer (a fresh one: commands may
+	// keep argv, as in their propagated form); %.17g is at most 24 bytes.
+	size := 0
 	for i := 1; i <= n; i++ {
 		switch v := L.Get(i).(type) {
 		case lua.LString:
-			argv[i-1] = []byte(string(v))
+			size += len(v)
 		case lua.LNumber:
-			argv[i-1] = strconv.AppendFloat(nil, float64(v), 'g', 17, 64)
-			argv[i-1] = fixExp(argv[i-1])
+			size += 24
 		default:
 			return fail(luaErrorTable(L, "Lua redis lib command arguments must be strings or integers"))
 		}
 	}
+	argv := make([][]byte, n)
+	buf := make([]byte, 0, size)
+	for i := 1; i <= n; i++ {
+		start := len(buf)
+		switch v := L.Get(i).(type) {
+		case lua.LString:
+			buf = append(buf, v...)
+		case lua.LNumber:
+			buf = fixExpAt(strconv.AppendFloat(buf, float64(v), 'g', 17, 64), start)
+		}
+		argv[i-1] = buf[start:len(buf):len(buf)]
+	}
 	s := e.s
-	cmd, _ := s.lookupCommand(argv)
+	var cmd *command
+	if name, _ := L.Get(1).(lua.LString); e.callCmd != nil && string(name) == e.callName {
+		cmd = e.callCmd
+	} else if cmd, _ = s.lookupCommand(argv); cmd != nil && cmd.subs == nil && cmd.parent == nil {
+		// a container's subcommand is looked up by argv[1] each time
+		e.callName, e.callCmd = string(name), cmd
+	}
 	// scriptCall's refusals: counted in the error stats (and the command's
 	// rejected_calls) now, not again if the script returns the error
 	reject := func(msg string) int {
