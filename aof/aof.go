@@ -88,7 +88,7 @@ type AOF struct {
 	// saves two goroutine hand-offs per reply. ws is the step state.
 	stepMu  sync.Mutex
 	ws      writerState
-	overlap bool   // guarded by stepMu: SyncOverlapped's step, which leaves the fsync to its caller
+	overlap bool   // guarded by stepMu: Sync(overlap)'s step, which leaves the fsync to its caller
 	pad     []byte // padding chunk (prealloc.go), owned like ws
 	gs      gatherState
 
@@ -119,8 +119,9 @@ type AOF struct {
 	writeErr   atomic.Pointer[error]
 	term       atomic.Pointer[error] // terminal error for Wait: fatal or closed
 	bioErr     atomic.Pointer[error]
-	notify     atomic.Pointer[chan struct{}] // closed and replaced when ackOff or the terminal state moves
-	ackHook    atomic.Pointer[func()]        // called after each notify (async.go)
+	notify     atomic.Pointer[chan struct{}] // closed and replaced when ackOff or the terminal state moves, if waiters
+	waiters    atomic.Int32                  // Wait callers that may block on notify
+	wakeHook   atomic.Pointer[func()]        // called after each move (barrier.go)
 
 	currentSize  atomic.Int64 // aof_current_size
 	baseSize     atomic.Int64 // aof_rewrite_base_size
@@ -160,7 +161,7 @@ type segment struct {
 	// closer.
 	off, alloc int64
 	noPrealloc bool         // extending failed once (full disk): append plainly
-	syncMu     sync.RWMutex // serialises Sync and Close between writer, syncer and the closer; SyncOverlapped's fsyncs share it
+	syncMu     sync.RWMutex // serialises Sync and Close between writer, syncer and the closer; Sync(overlap)'s fsyncs share it
 	closed     bool         // guarded by syncMu
 }
 
@@ -470,12 +471,20 @@ func (a *AOF) wake() {
 	}
 }
 
-// broadcast wakes every Wait caller so it re-checks its condition.
+// broadcast wakes every Wait caller so it re-checks its condition. The
+// channel is replaced only when a Wait caller may be blocked on it: the
+// network loop's syncer moves ackOff without one, once per fsync, and a
+// channel each time was an allocation per fsync for nobody. Wait counts
+// itself in waiters before it loads the channel and checks ackOff; a mover
+// stores ackOff before it loads waiters, so (atomics being sequentially
+// consistent) either it sees the waiter, or the waiter sees the new ackOff.
 func (a *AOF) broadcast() {
-	ch := make(chan struct{})
-	old := a.notify.Swap(&ch)
-	close(*old)
-	if f := a.ackHook.Load(); f != nil {
+	if a.waiters.Load() > 0 {
+		ch := make(chan struct{})
+		old := a.notify.Swap(&ch)
+		close(*old)
+	}
+	if f := a.wakeHook.Load(); f != nil {
 		(*f)()
 	}
 }

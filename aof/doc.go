@@ -12,8 +12,8 @@
 //		stats, err = a.Load(loader, progress) // base, then incrs; torn tail handling
 //	}
 //	err = a.Start(writeBase)             // case D writes the startup base; opens the last incr
-//	off := a.Feed(aof.Op{DB: db, Argv: argv}) // under the executor lock, no I/O
-//	err = a.Wait(off)                    // on the connection goroutine, before replying
+//	t := a.Feed(aof.Op{DB: db, Argv: argv}) // under the executor lock, no I/O: a Ticket
+//	err = a.Wait(a.ReplyTicket(t))       // on the connection goroutine, before replying (barrier.go)
 //	rw, _ := a.StartRewrite(pid)         // under the executor lock, at the snapshot instant
 //	err = rw.Install(rdbBase)            // after the child wrote and fsynced rw.TempBasePath()
 //	err = a.Close()
@@ -74,9 +74,9 @@
 // the next write+fdatasync covers everything that accumulated (group commit,
 // cut at GroupCommitMaxBatch commands). Before an fdatasync the leader waits
 // briefly for the clients the previous one answered to come back
-// (gather.go), or for a fixed GroupCommitDelay when set; SyncTo (the network
+// (gather.go), or for a fixed GroupCommitDelay when set; Sync (the network
 // loop's syncer, whose clients are served by another goroutine meanwhile)
-// waits only for a GroupCommitDelay. SyncOverlapped (the loop with several
+// waits only for a GroupCommitDelay. Sync with overlap (the loop with several
 // syncers) writes under stepMu and fdatasyncs after releasing it, sharing
 // the segment's syncMu for reading, so several fdatasyncs can be in flight;
 // each moves the synced offset only to what was written before it began,
@@ -84,7 +84,8 @@
 // With PreallocSize
 // set, under Always the incr file is preallocated with '#' padding lines so
 // most fdatasyncs overwrite in place (prealloc.go; off by default). Wait callers that cannot lead block on a channel that is closed
-// each time the acknowledged offset moves. A syncer goroutine does the
+// each time the acknowledged offset moves while any waits (none is made
+// when nobody waits, as on the network loop's path). A syncer goroutine does the
 // everysec fdatasync. Lock order: stepMu, then manMu, then mu, then bufMu.
 //
 // # Loading (spec §2)

@@ -13,11 +13,11 @@ type Op struct {
 // first when timestamps are enabled and the second changed, then for each op
 // a lazy SELECT when its DB differs from the last one written, then the
 // command as a RESP array of bulk strings. It returns the logical end offset
-// after these bytes (monotonic for the life of the AOF, across files); pass it
-// to Wait. Feed does no I/O and never blocks on the disk: it is meant to be
+// after these bytes as a Ticket (monotonic for the life of the AOF, across
+// files): see barrier.go. Feed does no I/O and never blocks on the disk: it is meant to be
 // called with the server's executor lock held, so the file order is the
 // execution order.
-func (a *AOF) Feed(ops ...Op) int64 {
+func (a *AOF) Feed(ops ...Op) Ticket {
 	a.bufMu.Lock()
 	before := len(a.buf)
 	if len(ops) > 0 && a.tsEnabled {
@@ -54,7 +54,7 @@ func (a *AOF) Feed(ops ...Op) int64 {
 		// writerTick.
 		a.bufLen.Add(grown)
 	}
-	return off
+	return Ticket(off)
 }
 
 // KickPending kicks the writer if fed bytes wait to be written: for
@@ -66,11 +66,11 @@ func (a *AOF) KickPending() {
 	}
 }
 
-// Offset returns the logical end offset of everything fed so far.
-func (a *AOF) Offset() int64 {
+// Offset returns the ticket of everything fed so far.
+func (a *AOF) Offset() Ticket {
 	a.bufMu.Lock()
 	defer a.bufMu.Unlock()
-	return a.fedOff
+	return Ticket(a.fedOff)
 }
 
 // AppendCommand appends argv as a RESP array of bulk strings

@@ -53,7 +53,7 @@ func TestRealRedisLoadsOurDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	feed := func(db int, cmds ...string) {
-		var off int64
+		var off Ticket
 		for _, c := range cmds {
 			off = a.Feed(Op{DB: db, Argv: args(c)})
 		}

@@ -87,13 +87,11 @@ func TestSyncOverlappedFsyncsAtOnce(t *testing.T) {
 				<-sfs.entered
 			}
 			sfs.peak.Store(0)
-			syncFn := a.SyncOverlapped
-			if tc.name == "SyncTo" {
-				syncFn = a.SyncTo
-			}
+			overlap := tc.name != "SyncTo"
+			syncFn := func(t Ticket) error { return a.Sync(t, overlap) }
 			var wg sync.WaitGroup
 			errs := make([]error, 2)
-			offs := make([]int64, 2)
+			offs := make([]Ticket, 2)
 			run := func(i int, cmd string) {
 				defer wg.Done()
 				offs[i] = a.Feed(Op{Argv: args(cmd)})
@@ -119,7 +117,7 @@ func TestSyncOverlappedFsyncsAtOnce(t *testing.T) {
 			if got := sfs.peak.Load(); got != tc.peak {
 				t.Fatalf("%d fsyncs at once at most, want %d", got, tc.peak)
 			}
-			if !a.Acked(max(offs[0], offs[1])) {
+			if !a.Durable(max(offs[0], offs[1])) {
 				t.Fatal("not acknowledged after both returned")
 			}
 		})

@@ -1,43 +1,22 @@
 package aof
 
-import "strings"
+import "github.com/aofserver/aofserver/config"
 
-// Policy is the appendfsync setting.
-type Policy uint8
+// Policy is the appendfsync setting, config's typed policy.
+type Policy = config.Fsync
 
 // The appendfsync policies.
 const (
-	// Always writes and fdatasyncs before Wait returns (group commit).
-	Always Policy = iota
-	// EverySec writes before Wait returns and fdatasyncs once per second in
-	// the background.
-	EverySec
-	// No writes before Wait returns and never fsyncs (the kernel decides).
-	No
+	// Always writes and fdatasyncs before a ticket is durable (group commit).
+	Always = config.FsyncAlways
+	// EverySec writes before a ticket is durable and fdatasyncs once per
+	// second in the background.
+	EverySec = config.FsyncEverySec
+	// No writes before a ticket is durable and never fsyncs (the kernel
+	// decides).
+	No = config.FsyncNo
 )
 
 // ParsePolicy parses "always", "everysec" or "no" (case-insensitive, as
 // Redis's config enums).
-func ParsePolicy(s string) (Policy, bool) {
-	switch strings.ToLower(s) {
-	case "always":
-		return Always, true
-	case "everysec":
-		return EverySec, true
-	case "no":
-		return No, true
-	}
-	return 0, false
-}
-
-func (p Policy) String() string {
-	switch p {
-	case Always:
-		return "always"
-	case EverySec:
-		return "everysec"
-	case No:
-		return "no"
-	}
-	return "unknown"
-}
+func ParsePolicy(s string) (Policy, bool) { return config.ParseFsync(s) }

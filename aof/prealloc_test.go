@@ -20,7 +20,7 @@ func withPrealloc(n int64) func(*Options) { return func(o *Options) { o.Prealloc
 // feedWait feeds cmds in db 0 and waits for the last one.
 func feedWait(t *testing.T, a *AOF, cmds ...string) {
 	t.Helper()
-	var off int64
+	var off Ticket
 	for _, c := range cmds {
 		off = a.Feed(Op{DB: 0, Argv: args(c)})
 	}

@@ -202,7 +202,7 @@ func rewriteWorkload(c *fsx.CrashFS, mu *sync.Mutex, acked *[]string, prealloc i
 		model = append(model, cmd)
 		wait := a.Wait
 		if overlapped {
-			wait = a.SyncOverlapped
+			wait = func(t Ticket) error { return a.Sync(t, true) }
 		}
 		if wait(off) == nil {
 			mu.Lock()
@@ -224,7 +224,7 @@ func rewriteWorkload(c *fsx.CrashFS, mu *sync.Mutex, acked *[]string, prealloc i
 		for i := 3; i < 6; i++ {
 			exec(i)
 		}
-		if a.Acked(xOff) {
+		if a.Durable(xOff) {
 			mu.Lock()
 			*acked = append(*acked, "SET x 1")
 			mu.Unlock()

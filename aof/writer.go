@@ -30,8 +30,8 @@ type writerState struct {
 // a failed write, it runs write steps (write, under Always fdatasync,
 // rotate) for bytes no caller is stepping for. It is not the only one: a
 // step runs under stepMu on whichever goroutine takes it first, also a Wait
-// leader, TryAck (everysec and no, on the network loop) and the network
-// loop's syncers through SyncTo and SyncOverlapped (always; the latter
+// leader, Progress (everysec and no, on the network loop) and the network
+// loop's syncers through Sync (always; the latter
 // fdatasyncs after letting go of stepMu, beside other syncers). Under
 // EverySec the fdatasync is syncerLoop's, once a second.
 func (a *AOF) writerLoop() {
@@ -324,16 +324,19 @@ func (a *AOF) setFatal(err error) {
 	}
 }
 
-// Wait blocks until everything up to logical offset off is written (EverySec,
-// No) or written and fdatasync'ed (Always). Many callers share one write and
-// one fdatasync (group commit). With EverySec/No a failed write keeps Wait
-// waiting while the writer retries every second; Wait fails only once the AOF
-// is closed (ErrClosed) or a write/fsync failed under Always (ErrFatal).
-func (a *AOF) Wait(off int64) error {
+// Wait blocks until t is durable (barrier.go): written (EverySec, No) or
+// written and fdatasync'ed (Always). Many callers share one write and one
+// fdatasync (group commit). With EverySec/No a failed write keeps Wait
+// waiting while the writer retries every second; Wait fails only once the
+// AOF is closed (ErrClosed) or a write/fsync failed under Always (ErrFatal).
+func (a *AOF) Wait(t Ticket) error {
+	off := int64(t)
+	if a.ackOff.Load() >= off {
+		return nil
+	}
+	a.waiters.Add(1)
+	defer a.waiters.Add(-1)
 	for {
-		if a.ackOff.Load() >= off {
-			return nil
-		}
 		ch := *a.notify.Load()
 		if a.ackOff.Load() >= off {
 			return nil

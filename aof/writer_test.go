@@ -58,7 +58,7 @@ func TestFeedFormat(t *testing.T) {
 	if string(a.buf) != want {
 		t.Fatalf("buffer:\n%q\nwant\n%q", a.buf, want)
 	}
-	if off3 != int64(len(want)) || a.Offset() != off3 || !(off1 < off2 && off2 < off3) {
+	if off3 != Ticket(len(want)) || a.Offset() != off3 || !(off1 < off2 && off2 < off3) {
 		t.Fatalf("offsets %d %d %d, len %d", off1, off2, off3, len(want))
 	}
 }
@@ -162,7 +162,7 @@ func TestAlwaysWaitIsDurable(t *testing.T) {
 				if i%8 == 0 {
 					// Power cut now: every byte up to off must be on "disk".
 					got, err := c.Crash().ReadAll(incr1Path)
-					if err != nil || int64(len(got)) < off {
+					if err != nil || Ticket(len(got)) < off {
 						errs <- fmt.Errorf("after Wait(%d) the synced incr has %d bytes (%v)", off, len(got), err)
 						return
 					}
@@ -453,7 +453,7 @@ func TestEverySecSyncsInBackground(t *testing.T) {
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		got, _ := c.Crash().ReadAll(incr1Path)
-		if int64(len(got)) >= off {
+		if Ticket(len(got)) >= off {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -474,7 +474,7 @@ func TestPolicyNoNeverSyncsUntilClose(t *testing.T) {
 	if err := a.Wait(off); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := c.ReadAll(incr1Path); int64(len(got)) != off {
+	if got, _ := c.ReadAll(incr1Path); Ticket(len(got)) != off {
 		t.Fatalf("not written: %d bytes", len(got))
 	}
 	if got, _ := c.Crash().ReadAll(incr1Path); len(got) != 0 {
@@ -504,7 +504,7 @@ func TestSwitchToAlwaysSyncsPending(t *testing.T) {
 	if err := a.Wait(off); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := c.Crash().ReadAll(incr1Path); int64(len(got)) != off {
+	if got, _ := c.Crash().ReadAll(incr1Path); Ticket(len(got)) != off {
 		t.Fatalf("synced %d bytes, want %d", len(got), off)
 	}
 	a.Close()
@@ -526,16 +526,16 @@ func TestAlwaysSyncToIsDurable(t *testing.T) {
 				exec.Lock()
 				off := a.Feed(Op{Argv: args(fmt.Sprintf("SET s%d:%d x", w, i))})
 				exec.Unlock()
-				if err := a.SyncTo(off); err != nil {
+				if err := a.Sync(off, false); err != nil {
 					errs <- err
 					return
 				}
-				if !a.Acked(off) {
+				if !a.Durable(off) {
 					errs <- fmt.Errorf("SyncTo(%d) returned unacknowledged", off)
 					return
 				}
 				got, err := c.Crash().ReadAll(incr1Path)
-				if err != nil || int64(len(got)) < off {
+				if err != nil || Ticket(len(got)) < off {
 					errs <- fmt.Errorf("after SyncTo(%d) the synced incr has %d bytes (%v)", off, len(got), err)
 					return
 				}
@@ -553,10 +553,10 @@ func TestAlwaysSyncToIsDurable(t *testing.T) {
 	if err := a.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if a.Acked(off) {
+	if a.Durable(off) {
 		return // Close wrote and synced it: nothing left to fail
 	}
-	if err := a.SyncTo(off); err == nil {
+	if err := a.Sync(off, false); err == nil {
 		t.Fatal("SyncTo after Close: nil error for an unacknowledged offset")
 	}
 }
@@ -579,7 +579,7 @@ func TestAlwaysSyncToDoesNotGather(t *testing.T) {
 		a.stepMu.Unlock()
 	}
 	setPeak()
-	if err := a.SyncTo(a.Feed(Op{Argv: args("SET a 1")})); err != nil {
+	if err := a.Sync(a.Feed(Op{Argv: args("SET a 1")}), false); err != nil {
 		t.Fatal(err)
 	}
 	if gathered() {

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/tidwall/redcon"
+
+	"github.com/aofserver/aofserver/aof"
 )
 
 // client flags
@@ -60,8 +62,8 @@ type client struct {
 	// flags and the timeout config, refreshed under mu after each batch.
 	connFlags   uint32
 	connTimeout int
-	waitOff     int64 // AOF offset the replies in out depend on
-	fedOff      int64 // AOF offset after this client's last propagated write
+	waitOff     aof.Ticket // AOF ticket the replies in out hold at the barrier
+	fedOff      aof.Ticket // AOF ticket of this client's last propagated write
 
 	block     *blockState // set while blocked (BLPOP & co.)
 	pendingIn []byte      // bytes read while blocked, parsed next

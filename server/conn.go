@@ -282,16 +282,9 @@ func (s *Server) execChunk(c *client, i, n int) (next int, a *aof.AOF, ok bool) 
 		c.outHeld.Store(n) // until written: see wroteOut
 	}
 	if s.aof != nil {
-		if s.cfg.AppendFsync == "always" {
-			// No reply may reveal a write that is not durable yet: wait
-			// for everything executed so far, by anyone.
-			c.waitOff = s.aof.Offset()
-		} else {
-			// everysec/no: this client's own writes are write()n before
-			// its replies; reads do not wait (they keep working while a
-			// full disk refuses writes, as in Redis).
-			c.waitOff = c.fedOff
-		}
+		// The ticket the batch's replies hold at the barrier: the AOF
+		// decides what they must wait for (aof/barrier.go).
+		c.waitOff = s.aof.ReplyTicket(c.fedOff)
 	}
 	return i, s.aof, ok
 }
@@ -309,12 +302,7 @@ func (s *Server) flushOut(c *client) bool {
 		return true
 	}
 	ok := s.writeOut(c, c.out)
-	if cap(c.out) > 1<<20 {
-		c.out = nil
-	} else {
-		c.out = c.out[:0]
-	}
-	c.wroteOut()
+	c.wroteReplies()
 	return ok
 }
 
@@ -325,28 +313,10 @@ func (c *client) wroteOut() {
 	}
 }
 
-// writeOut sends b to the client (or queues it behind pushed messages).
+// writeOut sends b to the client (or queues it behind pushed messages);
+// on a loop-owned connection, best effort (an internal error's reply).
 func (s *Server) writeOut(c *client, b []byte) bool {
-	c.pushMu.Lock()
-	async := c.pushWriter
-	c.pushMu.Unlock()
-	if async {
-		c.queueOut(b) // counted in total_net_output_bytes once written
-		return true
-	}
-	// Counted before the peer can see the bytes; what was not written is
-	// taken back.
-	s.stats.netOutput.Add(int64(len(b)))
-	var err error
-	var n int
-	if c.lc != nil {
-		n, err = c.lc.writeNow(b) // best effort (an internal error's reply)
-	} else {
-		n, err = c.conn.Write(b)
-	}
-	if n = max(n, 0); n < len(b) {
-		s.stats.netOutput.Add(int64(n - len(b)))
-	}
+	_, err := s.writeReplies(c, b)
 	return err == nil
 }
 

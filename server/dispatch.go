@@ -311,7 +311,7 @@ func (s *Server) flushPropagation(wrap bool) {
 		return
 	}
 	if s.aof != nil {
-		var off int64
+		var off aof.Ticket
 		if wrap && len(ops) >= 2 {
 			all := make([]aof.Op, 0, len(ops)+2)
 			all = append(all, aof.Op{DB: ops[0].DB, Argv: multiArgv})

@@ -782,10 +782,11 @@ func (s *Server) startEvictionProc() {
 
 // memLimitFor is the Go soft memory limit for a maxmemory: the heap may
 // exceed the dataset by a tenth (and 4 MB) before the GC is pressed.
-// TestEvictZipfCacheBench, 64 MB, interleaved with redis-server (77.1-77.2
-// MB RSS, 2.0-2.1 s): a tenth gives 77.8-78.0 MB in 2.0-2.3 s; a sixteenth
-// 77.3 MB but 3.4-3.5 s (the GC runs all the time); an eighth plus 16 MB
-// 89.5-89.9 MB in 2.1 s.
+// TestEvictZipfCacheBench, 64 MB, interleaved with redis-server (77.2-77.3
+// MB RSS, 0.8-0.9 µs CPU a command): this gives 78.0 MB at 0.96-0.98 µs.
+// The room left for garbage above the live heap is only 2-3 MB, so less is
+// a cliff: + 3 MB instead of 4 gives Redis's RSS but 1.2-2.4 µs, + 2 MB
+// 3.4-3.8 µs (ten times the GCs); see docs/benchmarks.md.
 func memLimitFor(maxmemory int64) int64 {
 	return maxmemory + maxmemory/10 + 4<<20
 }

@@ -34,24 +34,26 @@ import (
 // It never leaves the loop unattended: two goroutines take turns, and
 // only the one holding the token runs the loop. The other, the standby,
 // sleeps in an outer epoll set (ep2) to which the syncer adds the loop's
-// epoll set for the length of its fsync: if anything happens meanwhile
-// (another client's request, a new connection, a kill) the standby wakes,
-// takes the token and runs the loop, and the syncer takes what that loop
-// holds next, in one fsync. Under load the two settle into one running
-// the loop and the other fsyncing and replying, back to back and without
-// waiting to gather more clients: each group's fsync overlaps the reading
-// and executing of the next (at 50 clients, groups of about 22 and 10-25%
-// more SET/s on a 2-vCPU VM than handing groups of more than 4 to the
-// AOF's writer, which gathered about 48 per fsync in a cycle twice as
-// long). When nothing happens, as with one client, no
+// epoll set once its fsync has run standbyDelay (at once with several
+// fsyncs in flight): if anything happens then (another client's request,
+// a new connection, a kill) the standby wakes, takes the token and runs
+// the loop, and the syncer takes what that loop holds next, in one fsync.
+// A fast fsync ends before that: the syncer sends the replies and goes on
+// with the loop, which reads what arrived meanwhile in one go, as Redis
+// does (standbyDelay says what that saves). A slow or stuck one no longer
+// holds the other clients' commands back: the two goroutines settle into
+// one running the loop and the other fsyncing and replying, back to back,
+// each group's fsync overlapping the reading and executing of the next.
+// Both wait by parking in the runtime's poller (parkedEpoll), never in a
+// blocking epoll_wait. When nothing happens, as with one client, no
 // thread is woken and the request meets no hand-off on its way: read,
-// execute, write, fsync, reply, as in Redis, plus two epoll_ctl calls. (A
+// execute, write, fsync, reply, as in Redis. (A
 // goroutine started per fsync to go on with the loop cost a thread wake-up
 // and about 100 µs of CPU per request at one client on a 2-vCPU VM.)
 //
 // With aof-group-commit-inflight above 1 (a disk whose flushes are slow
 // and overlap, such as network storage), up to that many syncers fsync at
-// once (aof's SyncOverlapped): the loop goroutine that ends an iteration
+// once (aof's Sync with overlap): the loop goroutine that ends an iteration
 // with held replies becomes one more syncer while fewer are running, and a
 // standby is started if none is left to take the loop over. The loop's
 // epoll set wakes a standby only while some syncer is in an fsync and no
@@ -100,17 +102,24 @@ type netLoop struct {
 	evs     []unix.EpollEvent
 	done    chan struct{}
 
+	epw  parkedEpoll // ep, waited on through the runtime's poller
+	ep2w parkedEpoll // ep2, likewise
+
 	// The standby (see the top of the file).
-	token    sync.Mutex    // held by the goroutine running the loop
-	ep2      int           // outer epoll set the standby sleeps in
-	stopFd   int           // eventfd in ep2: written at stop, never drained
-	nudgeFd  int           // eventfd in ep2: wakes the standby at once
-	armed    bool          // ep's entry in ep2 asks for EPOLLIN (under mu)
-	loopFree bool          // a syncer let go of the token and nobody took it (under mu)
-	inFsync  int           // syncers in an fsync (under mu): armed = inFsync > 0 && loopFree
-	workers  int           // goroutines of the loop, standbys included (under mu)
-	gone     chan struct{} // the other workers' exits, at stop
-	takes    atomic.Int64  // times the standby took the loop over (tests)
+	token    sync.Mutex // held by the goroutine running the loop
+	ep2      int        // outer epoll set the standby sleeps in
+	stopFd   int        // eventfd in ep2: written at stop, never drained
+	nudgeFd  int        // eventfd in ep2: wakes the standby at once
+	armed    bool       // ep's entry in ep2 asks for EPOLLIN (under mu)
+	loopFree bool       // a syncer let go of the token and nobody took it (under mu)
+	inFsync  int        // syncers in an fsync (under mu): armed = inFsync > 0 && loopFree
+	// fsyncStart: monoNow when the lone syncer's fsync began, 0 when none
+	// (under mu); armTimer runs armLate standbyDelay after it.
+	fsyncStart int64
+	armTimer   *time.Timer
+	workers    int           // goroutines of the loop, standbys included (under mu)
+	gone       chan struct{} // the other workers' exits, at stop
+	takes      atomic.Int64  // times the standby took the loop over (tests)
 }
 
 // loopConn stands in for the net.Conn of a loop-owned client. Only Close
@@ -126,8 +135,8 @@ type loopConn struct {
 	// mu guards held, inOff, syncer and killReq, which the syncer
 	// goroutine changes while the loop may look.
 	mu      sync.Mutex
-	held    bool  // replies waiting at the AOF barrier
-	heldOff int64 // ... for this offset
+	held    bool       // replies waiting at the AOF barrier
+	heldOff aof.Ticket // ... until this ticket is durable
 	heldA   *aof.AOF
 	inOff   bool  // EPOLLIN interest removed while held
 	perr    error // protocol error to report after the held replies
@@ -138,8 +147,8 @@ type loopConn struct {
 	// buffer: it is read again before its fsync (loop-owned), so one
 	// fsync covers a long pipeline instead of a buffer's worth at a time.
 	more      bool
-	moreIter  uint64 // the iteration that last read it
-	heldStart int64  // heldOff when its replies were first held
+	moreIter  uint64     // the iteration that last read it
+	heldStart aof.Ticket // heldOff when its replies were first held
 }
 
 var errLoopConn = errors.New("connection owned by the network loop")
@@ -177,6 +186,8 @@ func newNetLoop(s *Server) (*netLoop, error) {
 	}
 	l := &netLoop{s: s, ep: ep, efd: efd, ep2: -1, stopFd: -1, nudgeFd: -1, conns: map[int32]*client{},
 		evs: make([]unix.EpollEvent, loopEvents), done: make(chan struct{}), gone: make(chan struct{}, maxInflight)}
+	l.armTimer = time.AfterFunc(time.Hour, l.armLate)
+	l.armTimer.Stop()
 	if err := unix.EpollCtl(ep, unix.EPOLL_CTL_ADD, efd, &unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(efd)}); err != nil {
 		l.closeFds()
 		return nil, err
@@ -199,15 +210,92 @@ func newNetLoop(s *Server) (*netLoop, error) {
 			return nil, err
 		}
 	}
+	if err := l.epw.init(l.ep); err != nil {
+		l.closeFds()
+		return nil, err
+	}
+	if err := l.ep2w.init(l.ep2); err != nil {
+		l.closeFds()
+		return nil, err
+	}
 	return l, nil
 }
 
 func (l *netLoop) closeFds() {
-	for _, fd := range []int{l.ep, l.efd, l.ep2, l.stopFd, l.nudgeFd} {
-		if fd >= 0 {
-			unix.Close(fd)
+	for _, p := range []struct {
+		fd int
+		w  *parkedEpoll
+	}{{l.ep, &l.epw}, {l.efd, nil}, {l.ep2, &l.ep2w}, {l.stopFd, nil}, {l.nudgeFd, nil}} {
+		if p.w != nil && p.w.f != nil {
+			p.w.f.Close() // the runtime's poller lets go of it first
+		} else if p.fd >= 0 {
+			unix.Close(p.fd)
 		}
 	}
+}
+
+// parkedEpoll waits on one of the loop's epoll sets by parking the
+// goroutine in the runtime's poller, where the set is registered like a
+// socket (an epoll descriptor is readable while it has events), instead of
+// blocking a thread in epoll_wait. A thread blocked in a system call keeps
+// its P: with the loop in epoll_wait and a syncer in fdatasync both Ps of
+// a 2-CPU server are in system calls, sysmon takes one back at its next
+// 20 µs tick (handoffp then wakes a spinning thread that finds nothing)
+// and goes on polling every 20 µs; at 50 clients under always that was
+// ~36k nanosleeps and ~6k futex wake-ups per 50k SETs, a fifth of the
+// server's CPU. A parked goroutine holds no P and no thread.
+type parkedEpoll struct {
+	fd   int
+	f    *os.File
+	rc   syscall.RawConn
+	dead bool // a deadline is set
+}
+
+func (w *parkedEpoll) init(fd int) error {
+	w.fd = fd
+	if err := unix.SetNonblock(fd, true); err != nil {
+		return err
+	}
+	f := os.NewFile(uintptr(fd), "epoll")
+	rc, err := f.SyscallConn()
+	if err != nil {
+		f.Close()
+		return err
+	}
+	// The poller must have taken it: a deadline can only be set then.
+	if err := f.SetReadDeadline(time.Time{}); err != nil {
+		f.Close()
+		return err
+	}
+	w.f, w.rc = f, rc
+	return nil
+}
+
+// wait is epoll_wait(fd, evs, timeoutMs): -1 waits for ever.
+func (w *parkedEpoll) wait(evs []unix.EpollEvent, timeoutMs int) (int, error) {
+	if timeoutMs == 0 {
+		return unix.EpollWait(w.fd, evs, 0)
+	}
+	if timeoutMs > 0 {
+		w.f.SetReadDeadline(time.Now().Add(time.Duration(timeoutMs) * time.Millisecond))
+		w.dead = true
+	} else if w.dead {
+		w.f.SetReadDeadline(time.Time{})
+		w.dead = false
+	}
+	var n int
+	var err error
+	rerr := w.rc.Read(func(uintptr) bool {
+		n, err = unix.EpollWait(w.fd, evs, 0)
+		return n > 0 || (err != nil && err != unix.EINTR)
+	})
+	if rerr != nil {
+		if errors.Is(rerr, os.ErrDeadlineExceeded) {
+			return 0, nil
+		}
+		return 0, rerr
+	}
+	return n, err
 }
 
 // newNetLoops makes the loop (at Listen, before data loading can open an
@@ -261,7 +349,7 @@ func (l *netLoop) standby() bool {
 		if stop {
 			return false
 		}
-		n, err := unix.EpollWait(l.ep2, evs[:], -1)
+		n, err := l.ep2w.wait(evs[:], -1)
 		if err != nil && err != unix.EINTR {
 			l.s.log.Warn().Msgf("epoll_wait: %v", err)
 			time.Sleep(time.Millisecond)
@@ -279,6 +367,27 @@ func (l *netLoop) standby() bool {
 			return true
 		}
 	}
+}
+
+// standbyDelay is how long a lone syncer's fsync runs before the standby
+// may take the loop over. Under always, what clients send during an fsync
+// cannot be answered before the next one anyway; reading it the moment it
+// arrives (the standby armed for the whole fsync) cost a thread wake-up
+// per request and, at 50 clients on a 2-CPU server pinned to one CPU,
+// 11-12 µs of CPU per SET against 9-10 with the requests read together
+// once the fsync is done, as Redis does, for no more SET/s. Past the
+// delay, a slow or stuck disk (network storage, a full queue) no longer
+// keeps commands from executing: the standby takes the loop over.
+const standbyDelay = time.Millisecond
+
+// armLate arms the standby once the lone syncer's fsync has run
+// standbyDelay, if the loop is still unattended.
+func (l *netLoop) armLate() {
+	l.mu.Lock()
+	if l.inFsync > 0 && l.loopFree && l.fsyncStart != 0 && monoNow()-l.fsyncStart >= int64(standbyDelay) {
+		l.setArmed(true)
+	}
+	l.mu.Unlock()
 }
 
 // setArmed lets the loop's epoll set wake the standby (on) or not. Its
@@ -426,7 +535,7 @@ func (l *netLoop) run() bool {
 		} else if len(l.held) > 0 || l.s.idleTimeout.Load() > 0 {
 			timeout = 100
 		}
-		n, err := unix.EpollWait(l.ep, l.evs, timeout)
+		n, err := l.epw.wait(l.evs, timeout)
 		if err != nil && err != unix.EINTR {
 			l.s.log.Warn().Msgf("epoll_wait: %v", err)
 			time.Sleep(time.Millisecond)
@@ -655,7 +764,7 @@ func (l *netLoop) serve(c *client) {
 			l.readOn(c, perr, full)
 			return
 		}
-		if lastA != nil && !lastA.Acked(c.waitOff) {
+		if lastA != nil && !lastA.Durable(c.waitOff) {
 			// Written (or fsynced) once for the whole iteration, then
 			// sent: see ackHeld.
 			lc.mu.Lock()
@@ -687,9 +796,9 @@ func (l *netLoop) readOn(c *client, perr error, full bool) {
 	if perr != nil {
 		lc.perr = perr
 	}
-	more := (full || c.rd.partial()) && lc.perr == nil && lc.heldA != nil && lc.heldA.Always() &&
+	more := (full || c.rd.partial()) && lc.perr == nil && lc.heldA != nil && lc.heldA.Blocks() &&
 		c.connFlags&(flagCloseAfterReply|flagCloseASAP) == 0 &&
-		withinReadOn(len(c.out), lc.heldOff-lc.heldStart)
+		withinReadOn(len(c.out), int64(lc.heldOff-lc.heldStart))
 	if more {
 		c.rd.reset() // executed: the next read starts a new batch
 	}
@@ -740,74 +849,69 @@ func (l *netLoop) finish(c *client, perr error) {
 // goroutine (handOff with the rest of the output); false means the loop no
 // longer owns c.
 func (l *netLoop) write(c *client) bool {
-	lc := c.lc
-	// Counted before the peer can see the bytes; what was not written is
-	// taken back.
-	l.s.stats.netOutput.Add(int64(len(c.out)))
-	n, err := unix.Write(lc.fd, c.out)
-	if n = max(n, 0); n < len(c.out) {
-		l.s.stats.netOutput.Add(int64(n - len(c.out)))
-	}
-	if n == len(c.out) {
-		if cap(c.out) > 1<<20 {
-			c.out = nil
-		} else {
-			c.out = c.out[:0]
-		}
-		c.wroteOut()
+	done, err := l.sendOut(c)
+	if done {
 		return true
 	}
 	if err != nil && err != unix.EAGAIN && err != unix.EINTR {
 		l.closeClient(c)
 		return false
 	}
-	if n > 0 {
-		c.out = c.out[:copy(c.out, c.out[n:])]
-		c.outHeld.Store(int64(len(c.out)))
-	}
 	c.rd.reset()
 	l.handOffWrite(c)
 	return false
 }
 
-// ackHeld asks for the held replies' AOF bytes with one write for the
-// whole iteration (Redis's beforeSleep): done here under everysec and no;
-// under always this goroutine becomes the syncer (true: the standby took
-// the loop over meanwhile), or the running syncer takes them next.
+// sendOut writes c.out with one write(2) (writeReplies), for the loop and
+// its syncer: done when all of it went; otherwise c.out keeps the rest.
+func (l *netLoop) sendOut(c *client) (done bool, err error) {
+	n, err := l.s.writeReplies(c, c.out)
+	if n == len(c.out) {
+		c.wroteReplies()
+		return true, nil
+	}
+	if n > 0 {
+		c.out = c.out[:copy(c.out, c.out[n:])]
+		c.outHeld.Store(int64(len(c.out)))
+	}
+	return false, err
+}
+
+// ackHeld asks the AOF for the held replies' tickets once for the whole
+// iteration (Redis's beforeSleep): what needs no disk wait (a write, under
+// everysec and no) is done here, on the loop; what needs an fsync makes
+// this goroutine the syncer (true: the standby took the loop over
+// meanwhile), or the running syncer takes it next. flushHeld sends what is
+// durable.
 func (l *netLoop) ackHeld() bool {
-	var a *aof.AOF
-	mixed := false
-	for _, c := range l.held {
-		if lc := c.lc; lc != nil && lc.held {
-			if l.readingOn(c) {
-				l.anyMore = true
-				continue
-			}
-			mixed = mixed || (a != nil && lc.heldA != a)
-			a = lc.heldA
-		}
-	}
-	if a != nil && !mixed && a.Always() {
-		return l.toSyncer()
-	}
 	l.inAck.Store(true)
-	defer l.inAck.Store(false)
-	a = nil
-	var off int64
+	var a *aof.AOF
+	var off aof.Ticket
+	sync := false
 	for _, c := range l.held {
 		lc := c.lc
-		if lc == nil || !lc.held || lc.more {
+		if lc == nil || !lc.held {
+			continue
+		}
+		if l.readingOn(c) {
+			l.anyMore = true
 			continue
 		}
 		if a != nil && lc.heldA != a {
-			a.TryAck(off)
+			_, s := a.Progress(off)
+			sync = sync || s
 			off = 0
 		}
 		a = lc.heldA
 		off = max(off, lc.heldOff)
 	}
 	if a != nil {
-		a.TryAck(off)
+		_, s := a.Progress(off)
+		sync = sync || s
+	}
+	l.inAck.Store(false)
+	if sync {
+		return l.toSyncer()
 	}
 	return false
 }
@@ -824,7 +928,7 @@ func (l *netLoop) toSyncer() bool {
 		if lc == nil || !lc.held {
 			continue
 		}
-		if lc.more || lc.heldA.Acked(lc.heldOff) || lc.heldA.Term() != nil {
+		if lc.more || lc.heldA.Durable(lc.heldOff) || lc.heldA.Term() != nil {
 			l.held[k] = c
 			k++
 			continue
@@ -876,7 +980,7 @@ func (l *netLoop) toSyncer() bool {
 func (l *netLoop) syncRounds(batch []*client) {
 	for {
 		a := batch[0].lc.heldA
-		var off int64
+		var off aof.Ticket
 		for _, c := range batch {
 			if c.lc.heldA == a {
 				off = max(off, c.lc.heldOff)
@@ -884,20 +988,25 @@ func (l *netLoop) syncRounds(batch []*client) {
 		}
 		// Armed only for the fsync: a client that sends its next request
 		// the moment it reads its reply must find this goroutine back in
-		// the loop, not wake the standby.
+		// the loop, not wake the standby. With one fsync in flight, armed
+		// only once it has run standbyDelay (armLate).
 		l.mu.Lock()
 		l.inFsync++
-		l.setArmed(l.loopFree)
 		overlap := l.nsync > 1 || l.s.aofInflight() > 1
-		l.mu.Unlock()
-		var err error
 		if overlap {
-			err = a.SyncOverlapped(off)
+			l.setArmed(l.loopFree)
 		} else {
-			err = a.SyncTo(off)
+			l.fsyncStart = monoNow()
+			l.armTimer.Reset(standbyDelay)
+		}
+		l.mu.Unlock()
+		err := a.Sync(off, overlap)
+		if !overlap {
+			l.armTimer.Stop()
 		}
 		l.mu.Lock()
 		l.inFsync--
+		l.fsyncStart = 0
 		l.setArmed(l.inFsync > 0 && l.loopFree)
 		l.mu.Unlock()
 		var back []*client
@@ -932,24 +1041,13 @@ func (l *netLoop) syncRounds(batch []*client) {
 // input pending) to the loop.
 func (l *netLoop) replyFromSyncer(c *client) bool {
 	lc := c.lc
-	if lc.perr != nil || c.connFlags&flagCloseAfterReply != 0 || !lc.heldA.Acked(lc.heldOff) {
+	if lc.perr != nil || c.connFlags&flagCloseAfterReply != 0 || !lc.heldA.Durable(lc.heldOff) {
 		return false
 	}
 	if len(c.out) > 0 {
-		l.s.stats.netOutput.Add(int64(len(c.out)))
-		n, _ := unix.Write(lc.fd, c.out)
-		n = max(n, 0)
-		l.s.stats.netOutput.Add(int64(n - len(c.out)))
-		if n > 0 {
-			c.out = c.out[:copy(c.out, c.out[n:])]
-		}
-		if len(c.out) > 0 {
+		if done, _ := l.sendOut(c); !done {
 			return false
 		}
-		if cap(c.out) > 1<<20 {
-			c.out = nil
-		}
-		c.wroteOut()
 	}
 	lc.mu.Lock()
 	defer lc.mu.Unlock()
@@ -1014,7 +1112,7 @@ func (l *netLoop) flushHeld() {
 		if lc == nil || !lc.held {
 			continue
 		}
-		if !lc.heldA.Acked(lc.heldOff) {
+		if !lc.heldA.Durable(lc.heldOff) {
 			if lc.heldA.Term() != nil {
 				l.closeClient(c)
 				continue
@@ -1208,7 +1306,7 @@ func (l *netLoop) release(c *client) {
 // installAckHook lets an AOF wake the loop when held replies may go.
 func (s *Server) installAckHook(a *aof.AOF) {
 	if s.loop != nil && a != nil {
-		a.SetAckHook(s.loop.ackHook)
+		a.SetWakeHook(s.loop.ackHook)
 	}
 }
 

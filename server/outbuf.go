@@ -219,3 +219,45 @@ func (c *client) multiMem() int {
 	}
 	return n
 }
+
+// writeReplies is the one place replies reach a client's socket (pushed
+// messages have their writer, pushWriterLoop). Asynchronous output queues
+// b behind what is pushed (counted in total_net_output_bytes once
+// written); a loop-owned connection gets one non-blocking write(2), which
+// may take part of b (n < len(b), err nil or EAGAIN); a connection on its
+// own goroutine a blocking Write. It returns how many bytes of b went.
+func (s *Server) writeReplies(c *client, b []byte) (int, error) {
+	if c.lc == nil {
+		c.pushMu.Lock()
+		async := c.pushWriter
+		c.pushMu.Unlock()
+		if async {
+			c.queueOut(b)
+			return len(b), nil
+		}
+	}
+	// Counted before the peer can see the bytes; what was not written is
+	// taken back.
+	s.stats.netOutput.Add(int64(len(b)))
+	var n int
+	var err error
+	if c.lc != nil {
+		n, err = c.lc.writeNow(b)
+	} else {
+		n, err = c.conn.Write(b)
+	}
+	if n = max(n, 0); n < len(b) {
+		s.stats.netOutput.Add(int64(n - len(b)))
+	}
+	return n, err
+}
+
+// wroteReplies resets c.out once all of it was written.
+func (c *client) wroteReplies() {
+	if cap(c.out) > 1<<20 {
+		c.out = nil
+	} else {
+		c.out = c.out[:0]
+	}
+	c.wroteOut()
+}

@@ -798,7 +798,7 @@ func (s *Server) prepareShutdown(f shutdownFlags) error {
 			s.killJobSync(j)
 		}
 		s.log.Info().Msg("Calling fsync() on the AOF file.")
-		if err := s.aof.SyncTo(s.aof.Offset()); err != nil {
+		if err := s.aof.Sync(s.aof.Offset(), false); err != nil {
 			s.log.Warn().Msgf("Fail to fsync the AOF file: %s.", errnoText(err))
 		}
 	}
