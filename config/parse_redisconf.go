@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/aofserver/aofserver/fsx"
 	"github.com/aofserver/aofserver/rstring"
 )
 
@@ -170,7 +171,7 @@ func readLimited(path string) ([]byte, error) {
 // finish runs the checks Redis does once the whole configuration is read.
 func (c *Config) finish() error {
 	if c.LogFile != "" {
-		f, err := os.OpenFile(c.LogFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		f, err := fsx.OS().OpenAppend(c.LogFile)
 		if err != nil {
 			var pe *os.PathError
 			msg := err.Error()

@@ -1,12 +1,14 @@
 package config
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/aofserver/aofserver/fsx"
 	"github.com/aofserver/aofserver/rstring"
 )
 
@@ -258,14 +260,18 @@ func rewritePercentiles(d *directive, c *Config, st *rewriteState) {
 // real Redis can read the main file. The side file is written first (a
 // failure in between leaves our values in both files, never in neither),
 // and only if it exists or one of ours differs from its default.
-func (c *Config) Rewrite() error { return c.rewrite(false) }
+func (c *Config) Rewrite() error { return c.RewriteFS(fsx.OS(), false, nil) }
 
 // RewriteForceAll is Rewrite writing every directive of the main file,
 // defaults included (Redis's rewriteConfig with force_write, DEBUG
 // CONFIG-REWRITE-FORCE-ALL).
-func (c *Config) RewriteForceAll() error { return c.rewrite(true) }
+func (c *Config) RewriteForceAll() error { return c.RewriteFS(fsx.OS(), true, nil) }
 
-func (c *Config) rewrite(forceAll bool) error {
+// RewriteFS is Rewrite (or, with forceAll, RewriteForceAll) reading and
+// writing the files through fsys: the server passes its own, which tests
+// substitute. A failed step of a file's replacement is reported to logf
+// (if set) with Redis's line for it; level is "warning" or "notice".
+func (c *Config) RewriteFS(fsys fsx.FS, forceAll bool, logf func(level, line string)) error {
 	if c.file == "" {
 		return ErrNoConfigFile
 	}
@@ -273,21 +279,21 @@ func (c *Config) rewrite(forceAll bool) error {
 		return ReplyError("ERR Rewriting config file: YAML config files cannot be rewritten")
 	}
 	side := SidePath(c.file)
-	oldSide, err := os.ReadFile(side)
+	oldSide, err := fsx.ReadAll(fsys, side)
 	if err != nil && !os.IsNotExist(err) {
 		return ReplyError("ERR Rewriting config file: " + side + ": " + rstring.Strerror(unwrapPathErr(err)))
 	}
 	if err == nil || c.oursChanged() {
-		if err := writeFileAtomic(side, c.rewriteSideContent(string(oldSide), err != nil)); err != nil {
+		if err := writeFileAtomic(fsys, logf, side, c.rewriteSideContent(string(oldSide), err != nil)); err != nil {
 			return ReplyError("ERR Rewriting config file: " + side + ": " + rstring.Strerror(unwrapPathErr(err)))
 		}
 	}
-	old, err := os.ReadFile(c.file)
+	old, err := fsx.ReadAll(fsys, c.file)
 	if err != nil && !os.IsNotExist(err) {
 		return ReplyError("ERR Rewriting config file: " + rstring.Strerror(unwrapPathErr(err)))
 	}
 	content := c.rewriteContent(string(old), forceAll)
-	if err := writeFileAtomic(c.file, content); err != nil {
+	if err := writeFileAtomic(fsys, logf, c.file, content); err != nil {
 		return ReplyError("ERR Rewriting config file: " + rstring.Strerror(unwrapPathErr(err)))
 	}
 	return nil
@@ -351,41 +357,41 @@ func unwrapPathErr(err error) error {
 	return err
 }
 
-// writeFileAtomic writes content to path via a temporary file in the same
-// directory: write, fsync, chmod 0644, rename, then fsync the directory so
-// the rename itself is durable.
-func writeFileAtomic(path, content string) (err error) {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
+// writeFileAtomic writes content to path as Redis's
+// rewriteConfigOverwriteFile: a temp file in the same directory
+// ("<path>.<pid>"; Redis's mkstemp "<path>.XXXXXX"), written, fsynced,
+// renamed over path, then the directory fsynced (fsx.ReplaceFile). The
+// temp file is created 0644 less the umask, the mode Redis chmods it to.
+// The error is the failed step's own (a *PathError or *LinkError); logf
+// gets Redis's line for the step.
+func writeFileAtomic(fsys fsx.FS, logf func(level, line string), path, content string) error {
+	tmp := path + "." + strconv.Itoa(os.Getpid())
+	written := -1 // C's write(2) result on failure
+	err := fsx.ReplaceFile(fsys, path, tmp, func(w io.Writer) error {
+		n, err := io.WriteString(w, content)
+		if n > 0 {
+			written = n
 		}
-	}()
-	if _, err = f.WriteString(content); err != nil {
 		return err
+	})
+	if err == nil {
+		return nil
 	}
-	if err = f.Sync(); err != nil {
-		return err
+	cause := errors.Unwrap(err)
+	if logf != nil {
+		text := rstring.Strerror(unwrapPathErr(cause))
+		switch step, _ := fsx.FailedStep(err); step {
+		case fsx.StepCreate:
+			logf("warning", "Could not create tmp config file ("+text+")")
+		case fsx.StepWrite:
+			logf("warning", fmt.Sprintf("Failed after writing (%d) bytes to tmp config file (%s)", written, text))
+		case fsx.StepSync, fsx.StepClose:
+			logf("warning", "Could not sync tmp config file to disk ("+text+")")
+		case fsx.StepRename:
+			logf("warning", "Could not rename tmp config file ("+text+")")
+		case fsx.StepSyncDir:
+			logf("notice", "Could not sync config file dir ("+text+")")
+		}
 	}
-	if err = f.Chmod(0o644); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	if err = os.Rename(tmp, path); err != nil {
-		return err
-	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
+	return cause
 }

@@ -2,7 +2,6 @@ package server
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 
 	"github.com/aofserver/aofserver/aof"
@@ -81,10 +80,10 @@ func (s *Server) startRewriteOffline() error {
 		s.log.Info().Msg("Background AOF rewrite terminated with success")
 		return a.InstallOffline(j.cp.path, rdbBase)
 	}
-	j.discard = func() { os.Remove(j.cp.path) }
+	j.discard = func() { s.fsys().Remove(j.cp.path) }
 	j.done = func(o jobOutcome) {
 		if o.installFailed {
-			os.Remove(j.cp.path)
+			s.fsys().Remove(j.cp.path)
 		}
 		s.rewriteDone(j, o, false)
 	}

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +14,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/aofserver/aofserver/fsx"
 )
 
 // Snapshots are written to disk by a child process, as Redis does with
@@ -45,30 +48,51 @@ func RunChild(args []string) (code int, ok bool) {
 // childExitKilled, as Redis's child: a Go program ignores SIGUSR1 unless
 // it asks for it.
 func runSnapshotWriter(path, final string) int {
-	path = childPath(path, os.Getpid())
+	pid := os.Getpid()
 	usr1 := make(chan os.Signal, 1)
 	signal.Notify(usr1, syscall.SIGUSR1)
 	go func() {
 		<-usr1
 		os.Exit(childExitKilled)
 	}()
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "Failed opening the temp file %s for saving: %v\n", path, err)
+	if final != "" {
+		final = childPath(final, pid)
+	}
+	// The child is another process: the parent's FS cannot be handed
+	// over, so it writes through the operating system's (tests that
+	// substitute the parent's run the writer in process: spawnInProc).
+	if err := writeSnapshot(fsx.OS(), os.Stdin, childPath(path, pid), final); err != nil {
+		if err != errSilent {
+			fmt.Fprintln(os.Stderr, err)
+		}
 		return 1
 	}
-	fail := func(err error) int {
-		fmt.Fprintf(os.Stderr, "Write error saving DB on disk: %v\n", err)
+	return 0
+}
+
+// errSilent is a writer failure that prints nothing (as before: a failed
+// close).
+var errSilent = errors.New("snapshot writer failed")
+
+// writeSnapshot is the snapshot writer's work: copy in into path through
+// fsys with an fsync every 4 MB and at the end, close, and rename to final
+// if set. On error path is removed and the error is the line to print.
+func writeSnapshot(fsys fsx.FS, in io.Reader, path, final string) error {
+	f, err := fsys.Create(path)
+	if err != nil {
+		return fmt.Errorf("Failed opening the temp file %s for saving: %v", path, err)
+	}
+	fail := func(err error) error {
 		f.Close()
-		os.Remove(path)
-		return 1
+		fsys.Remove(path)
+		return fmt.Errorf("Write error saving DB on disk: %v", err)
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
-	in := bufio.NewReaderSize(os.Stdin, 1<<20)
+	rd := bufio.NewReaderSize(in, 1<<20)
 	var written int64
 	buf := make([]byte, 1<<20)
 	for {
-		n, rerr := in.Read(buf)
+		n, rerr := rd.Read(buf)
 		if n > 0 {
 			if _, err := w.Write(buf[:n]); err != nil {
 				return fail(err)
@@ -103,17 +127,16 @@ func runSnapshotWriter(path, final string) int {
 		return fail(err)
 	}
 	if err := f.Close(); err != nil {
-		os.Remove(path)
-		return 1
+		fsys.Remove(path)
+		return errSilent
 	}
 	if final != "" {
-		if err := os.Rename(path, childPath(final, os.Getpid())); err != nil {
-			fmt.Fprintf(os.Stderr, "Error moving temp append only file on the final destination: %v\n", err)
-			os.Remove(path)
-			return 1
+		if err := fsys.Rename(path, final); err != nil {
+			fsys.Remove(path)
+			return fmt.Errorf("Error moving temp append only file on the final destination: %v", err)
 		}
 	}
-	return 0
+	return nil
 }
 
 // pidPlaceholder in the path given to spawnChild stands for the child's
@@ -133,6 +156,13 @@ type childProc struct {
 	state *os.ProcessState // how the child ended, after done (nil: never ran)
 	start time.Time
 	path  string // the file it writes
+	// inproc: the writer is a goroutine of this process writing through
+	// the server's FS (tests that substitute it: spawnInProc); exit is its
+	// exit code, stop ends it.
+	inproc bool
+	pid    int
+	exit   int
+	stop   func()
 	// killed: the server stopped it on purpose (SIGUSR1, as Redis): the
 	// save is not an error.
 	killed atomic.Bool
@@ -147,6 +177,9 @@ type childProc struct {
 // and, if final is set, renames it so once complete; either may hold
 // pidPlaceholder. cp.path is the real name of the file the child leaves.
 func (s *Server) spawnChild(path, final string, q *snapQueue, startedMsg string) (*childProc, error) {
+	if s.persist.inProcChild {
+		return s.spawnInProc(path, final, q, startedMsg)
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, err
@@ -177,12 +210,70 @@ func (s *Server) spawnChild(path, final string, q *snapQueue, startedMsg string)
 	s.latency.maybeAdd("fork", time.Since(t0), s.cfg.LatencyMonitorThreshold)
 	s.persist.totalForks.Add(1)
 	cp.proc = cmd.Process
+	cp.pid = cmd.Process.Pid
 	cp.path = childPath(path, cmd.Process.Pid)
 	if final != "" {
 		cp.path = childPath(final, cmd.Process.Pid)
 	}
 	s.log.Info().Msgf("%s by pid %d", startedMsg, cmd.Process.Pid)
 	go s.runChild(cp, cmd, stdin, q)
+	return cp, nil
+}
+
+// inProcPids numbers in-process writers as a child's pid names its temp
+// files; they start above any real pid (pid_max is at most 2^22).
+var inProcPids atomic.Int64
+
+// spawnInProc is spawnChild for tests that substitute the server's FS
+// (fsx.CrashFS): a child process could not write through it, so the writer
+// runs as a goroutine fed through a pipe, under a made-up pid. Killing it
+// closes the pipe's read end, which fails its read as a killed child's
+// file is left incomplete; its exit code is then childExitKilled.
+func (s *Server) spawnInProc(path, final string, q *snapQueue, startedMsg string) (*childProc, error) {
+	pid := int(1<<22 + inProcPids.Add(1))
+	cp := &childProc{done: make(chan struct{}), start: time.Now(), inproc: true, pid: pid}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	cp.path = childPath(path, pid)
+	if final != "" {
+		final = childPath(final, pid)
+		cp.path = final
+	}
+	cp.stop = func() { pr.Close() }
+	s.persist.totalForks.Add(1)
+	s.log.Info().Msgf("%s by pid %d", startedMsg, pid)
+	fsys := s.fsys()
+	tmp := childPath(path, pid)
+	go func() {
+		feedDone := make(chan error, 1)
+		go func() {
+			ferr := q.feed(pw)
+			if ferr != nil {
+				q.fail(ferr)
+			}
+			q.mu.Lock()
+			if q.err != nil && ferr == nil {
+				ferr = q.err
+			}
+			q.mu.Unlock()
+			pw.Close()
+			feedDone <- ferr
+		}()
+		werr := writeSnapshot(fsys, pr, tmp, final)
+		pr.Close()
+		switch {
+		case werr == nil:
+		case cp.killed.Load():
+			cp.exit = childExitKilled
+		default:
+			cp.exit = 1
+			q.fail(fmt.Errorf("snapshot writer exited: %w", werr))
+		}
+		cp.err = firstErr(werr, <-feedDone)
+		close(cp.done)
+	}()
 	return cp, nil
 }
 
@@ -223,6 +314,12 @@ func (s *Server) runChild(cp *childProc, cmd *exec.Cmd, stdin *os.File, q *snapQ
 // with SIGUSR1, and counts as killed by it, as Redis's child that exits
 // with SERVER_CHILD_NOERROR_RETVAL.
 func (cp *childProc) exitStatus() (signal, code int) {
+	if cp.inproc {
+		if cp.exit == childExitKilled {
+			return sigUSR1, 1
+		}
+		return 0, cp.exit
+	}
 	st := cp.state
 	if st == nil {
 		return 0, 1
@@ -255,11 +352,15 @@ const childExitKilled = 255
 // must not wait on it.
 func (cp *childProc) kill() {
 	cp.killed.Store(true)
+	if cp.inproc {
+		cp.stop()
+		return
+	}
 	cp.proc.Kill()
 }
 
 // pidOf is the child's pid for log lines.
-func (cp *childProc) pidOf() int { return cp.proc.Pid }
+func (cp *childProc) pidOf() int { return cp.pid }
 
 func absPath(dir, name string) string {
 	if filepath.IsAbs(name) {

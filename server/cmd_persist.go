@@ -229,16 +229,30 @@ func (s *Server) resetStats() {
 }
 
 func configRewriteCommand(c *client, argv [][]byte) {
-	if err := c.srv.cfg.Rewrite(); err != nil {
+	s := c.srv
+	if err := s.cfg.RewriteFS(s.fsys(), false, s.configRewriteLog); err != nil {
 		msg := err.Error()
 		if !strings.HasPrefix(msg, "ERR") {
 			msg = "ERR Rewriting config file: " + msg
+		}
+		if text, ok := strings.CutPrefix(msg, "ERR Rewriting config file: "); ok {
+			s.log.Warn().Msgf("CONFIG REWRITE failed: %s", text)
 		}
 		c.err(msg)
 		return
 	}
 	c.srv.log.Info().Msg("CONFIG REWRITE executed with success.")
 	c.ok()
+}
+
+// configRewriteLog logs the line config.RewriteFS gives for a failed step
+// of a file's replacement (Redis's rewriteConfigOverwriteFile lines).
+func (s *Server) configRewriteLog(level, line string) {
+	if level == "notice" {
+		s.log.Info().Msg(line)
+		return
+	}
+	s.log.Warn().Msg(line)
 }
 
 func configHelpCommand(c *client, argv [][]byte) {

@@ -70,7 +70,7 @@ func (s *Server) startJob(j *job, path, final, startedMsg string) error {
 	}
 	j.cp = cp
 	if j.started != nil {
-		j.started(cp.proc.Pid)
+		j.started(cp.pidOf())
 	}
 	s.persist.job = j
 	go s.runWalker(j.sn)

@@ -48,6 +48,9 @@ type persistState struct {
 
 	opsPerSec int64
 	runID     string
+	// inProcChild: background jobs write through the server's FS from a
+	// goroutine instead of a child process (tests on fsx.CrashFS).
+	inProcChild bool
 }
 
 func (p *persistState) init() {
@@ -92,7 +95,7 @@ func (s *Server) aofInflight() int { return max(1, int(s.inflight.Load())) }
 func (s *Server) aofOptions() aof.Options {
 	pol, _ := aof.ParsePolicy(s.cfg.AppendFsync)
 	return aof.Options{
-		FS: s.aofFS(), Dir: s.cfg.Dir, DirName: s.cfg.AppendDirname, FileName: s.cfg.AppendFilename,
+		FS: s.fsys(), Dir: s.cfg.Dir, DirName: s.cfg.AppendDirname, FileName: s.cfg.AppendFilename,
 		Policy: pol, UseRDBPreamble: s.cfg.AOFUseRDBPreamble, LoadTruncated: s.cfg.AOFLoadTruncated,
 		TimestampEnabled: s.cfg.AOFTimestampEnabled, DisableAutoGC: s.cfg.AOFDisableAutoGC,
 		NoFsyncOnRewrite:    s.cfg.NoAppendfsyncOnRewrite,
@@ -371,7 +374,7 @@ func (s *Server) newRDBLoader(aofBase bool) *rdbLoader {
 
 func (s *Server) loadDumpRDB() error {
 	path := s.dumpPath()
-	f, err := os.Open(path)
+	f, err := s.fsys().Open(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil
@@ -391,41 +394,35 @@ func (s *Server) loadDumpRDB() error {
 
 // ------------------------------------------------------------------ saving
 
-// rdbSaveSync writes dump.rdb synchronously (SAVE, SHUTDOWN, FLUSHALL).
+// rdbSaveSync writes dump.rdb synchronously (SAVE, SHUTDOWN, FLUSHALL), as
+// Redis's rdbSave: temp-<pid>.rdb is written, fsynced and renamed over
+// dump.rdb, then the directory is fsynced (fsx.ReplaceFile). Each failure
+// logs Redis's line for its step and fails the save.
 func (s *Server) rdbSaveSync() error {
 	s.persist.rdbSaves++
 	path := s.dumpPath()
 	tmp := absPath(s.cfg.Dir, fmt.Sprintf("temp-%d.rdb", os.Getpid()))
-	f, err := os.Create(tmp)
+	err := fsx.ReplaceFile(s.fsys(), path, tmp, func(w io.Writer) error {
+		bw := bufio.NewWriterSize(w, 1<<20)
+		enc := rdb.NewEncoder(bw, rdb.EncoderOptions{Compression: s.cfg.RDBCompression, Checksum: s.cfg.RDBChecksum, Limits: s.rdbLimits()})
+		if err := s.encodeAll(enc, false); err != nil {
+			return err
+		}
+		return bw.Flush()
+	})
 	if err != nil {
-		s.log.Warn().Msgf("Failed opening the temp RDB file %s (in server root dir %s) for saving: %v", filepath.Base(tmp), s.cfg.Dir, err)
-		return err
-	}
-	bw := bufio.NewWriterSize(f, 1<<20)
-	enc := rdb.NewEncoder(bw, rdb.EncoderOptions{Compression: s.cfg.RDBCompression, Checksum: s.cfg.RDBChecksum, Limits: s.rdbLimits()})
-	err = s.encodeAll(enc, false)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(tmp)
-		s.log.Warn().Msgf("Write error saving DB on disk: %s", errnoText(err))
-		return err
-	}
-	if err = os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		s.log.Warn().Msgf("Error moving temp DB file %s on the final destination %s (in server root dir %s): %s",
-			filepath.Base(tmp), s.cfg.DBFilename, s.cfg.Dir, errnoText(err))
-		return err
-	}
-	if err = fsx.OS().SyncDir(filepath.Dir(path)); err != nil {
-		s.log.Warn().Msgf("Write error saving DB on disk: %s", errnoText(err))
+		cause := errors.Unwrap(err)
+		switch step, _ := fsx.FailedStep(err); step {
+		case fsx.StepCreate:
+			s.log.Warn().Msgf("Failed opening the temp RDB file %s (in server root dir %s) for saving: %v", filepath.Base(tmp), s.cfg.Dir, cause)
+		case fsx.StepRename:
+			s.log.Warn().Msgf("Error moving temp DB file %s on the final destination %s (in server root dir %s): %s",
+				filepath.Base(tmp), s.cfg.DBFilename, s.cfg.Dir, errnoText(cause))
+		default:
+			// Redis 7.0.15's rdbSave has no directory fsync; its
+			// later versions fail the save when it fails, as here.
+			s.log.Warn().Msgf("Write error saving DB on disk: %s", errnoText(cause))
+		}
 		return err
 	}
 	s.log.Info().Msg("DB saved on disk")
@@ -449,14 +446,14 @@ func (s *Server) bgsave() error {
 	j := &job{kind: jobRDB, sn: sn}
 	// The child writes temp-<its pid>.rdb, as Redis's.
 	j.install = func() error {
-		if err := fsx.OS().Rename(j.cp.path, s.dumpPath()); err != nil {
+		if err := s.fsys().Rename(j.cp.path, s.dumpPath()); err != nil {
 			return err
 		}
-		return fsx.OS().SyncDir(filepath.Dir(s.dumpPath()))
+		return s.fsys().SyncDir(filepath.Dir(s.dumpPath()))
 	}
 	j.discard = func() {
 		t0 := monoNow()
-		os.Remove(j.cp.path)
+		s.fsys().Remove(j.cp.path)
 		s.latency.observe("rdb-unlink-temp-file", time.Duration(monoNow()-t0))
 	}
 	j.done = func(o jobOutcome) {
@@ -862,9 +859,10 @@ func (s *Server) flushallSave() {
 	}
 }
 
-// aofFS is the file system the AOF goes through (tests substitute one that
-// controls fsync).
-func (s *Server) aofFS() fsx.FS {
+// fsys is the file system of the data directory: every file operation of
+// the server on it (AOF, manifest, dump.rdb, temp files) goes through it,
+// and tests substitute one (fsx.CrashFS, or one that controls fsync).
+func (s *Server) fsys() fsx.FS {
 	if s.testFS != nil {
 		return s.testFS
 	}

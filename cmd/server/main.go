@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/aofserver/aofserver/config"
+	"github.com/aofserver/aofserver/fsx"
 	"github.com/aofserver/aofserver/server"
 )
 
@@ -82,7 +83,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// cpu-profile <file> (our directive) writes a CPU profile until a signal
 	// stops the server (SHUTDOWN's exit cuts it short).
 	if cfg.CPUProfile != "" {
-		pf, err := os.Create(cfg.CPUProfile)
+		pf, err := fsx.OS().Create(cfg.CPUProfile)
 		if err == nil {
 			err = pprof.StartCPUProfile(pf)
 		}
@@ -94,7 +95,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	logOut := stdout
 	if cfg.LogFile != "" {
-		f, err := os.OpenFile(cfg.LogFile, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+		f, err := fsx.OS().OpenAppend(cfg.LogFile)
 		if err != nil {
 			fmt.Fprintf(stderr, "Can't open the log file: %v\n", err)
 			return 1
@@ -137,8 +138,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	log.Info().Msgf("Running mode=standalone, port=%d.", cfg.Port)
 	if cfg.Pidfile != "" {
-		os.WriteFile(cfg.Pidfile, []byte(fmt.Sprintf("%d\n", pid)), 0o644)
-		defer os.Remove(cfg.Pidfile)
+		// Redis 7.0.15's createPidFile ignores a failure (no log line), and
+		// so does its unlink at exit.
+		fsx.WriteFile(fsx.OS(), cfg.Pidfile, []byte(fmt.Sprintf("%d\n", pid)))
+		defer fsx.OS().Remove(cfg.Pidfile)
 	}
 	// Redis installs its handlers in initServer, before loading: a
 	// SIGTERM while the data loads ends the process cleanly (exit 0).
