@@ -127,9 +127,8 @@ type client struct {
 	// so the script's keys are remembered when it ends.
 	scriptReadDone bool
 
-	// qbufCap mirrors the query buffer's size for CLIENT LIST run by
-	// other clients (the buffer itself belongs to the connection's
-	// goroutine, outside the lock).
+	// qbufCap mirrors the size of the query buffer as Redis would hold
+	// it (rd.qb) for the memory figures.
 	qbufCap atomic.Int64
 
 	// propagation for the command being executed
@@ -154,6 +153,7 @@ type watchedKey struct {
 func newClient(s *Server, nc net.Conn, id int64) *client {
 	c := &client{srv: s, id: id, conn: nc, rd: newReqReader(), resp: 2, created: time.Now()}
 	c.lastInter.Store(c.created.UnixNano())
+	c.rd.qb.mirror = &c.qbufCap
 	if nc != nil {
 		c.addr = nc.RemoteAddr().String()
 		c.laddr = nc.LocalAddr().String()

@@ -317,12 +317,13 @@ func (c *client) infoLineOmem(viewer *client, omem int64) string {
 	if c.trackFlags&trackOn != 0 {
 		redir = c.trackRedir
 	}
-	var qbuf, qfree, rbs int64
+	// The query buffer as Redis would hold it (reqReader.qb); while the
+	// viewer's own command runs, it still holds the whole read.
+	qbuf, qfree := c.rd.qb.figures()
+	rbs := qbuf + qfree
 	if viewer == c {
-		qbuf, qfree, rbs = int64(c.rd.end-c.rd.batchStart), int64(len(c.rd.buf)-c.rd.end), int64(len(c.rd.buf))
-	} else {
-		rbs = c.qbufCap.Load()
-		qfree = rbs
+		qbuf = int64(c.rd.end - c.rd.batchStart)
+		qfree = max(rbs-qbuf, 0)
 	}
 	multiMem := c.multiMem()
 	events := "r"

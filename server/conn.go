@@ -109,8 +109,7 @@ func (s *Server) connLoop(c *client) {
 				n, err = c.conn.Read(buf)
 			}
 			if n > 0 {
-				c.rd.end += n
-				c.qbufCap.Store(int64(len(c.rd.buf)))
+				c.rd.read(n)
 				s.stats.netInput.Add(int64(n))
 			}
 			if err != nil {

@@ -21,6 +21,7 @@ func (s *Server) cronLoop() {
 	defer t.Stop()
 	lastOps := time.Now()
 	var opsBase int64
+	var cronTick int64
 	for {
 		select {
 		case <-s.closing:
@@ -40,6 +41,8 @@ func (s *Server) cronLoop() {
 		}
 		s.idleTimeout.Store(int64(s.cfg.Timeout))
 		s.updateLRUClock()
+		s.clientsCron(now, hz, cronTick)
+		cronTick++
 		// A busy script lends the executor only so that waiting clients
 		// can be told BUSY: no expiry, rehash or save may start mid-script.
 		if !s.loading && s.lendingRun() == nil {
@@ -101,4 +104,20 @@ func (s *Server) activeExpireCycle(budget time.Duration) {
 	}
 	s.stats.expireCycleCPU += time.Since(start).Milliseconds()
 	s.latency.maybeAdd("expire-cycle", time.Since(start), s.cfg.LatencyMonitorThreshold)
+}
+
+// clientsCron is the part of Redis's clientsCron that resizes the query
+// buffers (clientsCronResizeQueryBuffer). Redis visits numclients/hz
+// clients a call, at least 5 (CLIENTS_CRON_MIN_ITERATIONS): every client
+// each call while they are few, else each about once a second, which is
+// what the peak it resets measures. Under s.mu.
+func (s *Server) clientsCron(now time.Time, hz int, tick int64) {
+	all := len(s.clients) <= 5*hz
+	unix := now.Unix()
+	for id, c := range s.clients {
+		if !all && (id+tick)%int64(hz) != 0 {
+			continue
+		}
+		c.rd.qb.cronResize(unix - c.lastInter.Load()/1e9)
+	}
 }

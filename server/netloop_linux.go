@@ -723,8 +723,7 @@ func (l *netLoop) serve(c *client) {
 		return
 	}
 	full := n == len(buf)
-	c.rd.end += n
-	c.qbufCap.Store(int64(len(c.rd.buf)))
+	c.rd.read(n)
 	s.stats.netInput.Add(int64(n))
 	c.lastInter.Store(time.Now().UnixNano())
 	perr := c.rd.parse()

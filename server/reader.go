@@ -3,6 +3,9 @@ package server
 import (
 	"bytes"
 	"errors"
+	"math/bits"
+	"sync"
+	"sync/atomic"
 
 	"github.com/aofserver/aofserver/rstring"
 )
@@ -67,10 +70,16 @@ type reqReader struct {
 	// batchStart is where the batch's unprocessed bytes began: Redis's
 	// query buffer holds them all until the batch ran (CLIENT LIST qbuf).
 	batchStart int
+
+	// qb is the query buffer as Redis would hold it (CLIENT LIST,
+	// clientsCron); bigTrim: the big argument being read trimmed it.
+	qb      qbufModel
+	bigTrim bool
 }
 
 func newReqReader() *reqReader {
-	return &reqReader{buf: make([]byte, protoIOBufLen), bulkLen: -1, maxBulk: 512 << 20, maxQueryBuf: 1 << 30}
+	return &reqReader{buf: make([]byte, protoIOBufLen), bulkLen: -1, maxBulk: 512 << 20, maxQueryBuf: 1 << 30,
+		qb: qbufModel{bulk: -1}}
 }
 
 // space returns the free tail of the buffer to read into, growing or
@@ -133,6 +142,7 @@ func (r *reqReader) morePaused() bool { return r.paused }
 // reset drops the parsed batch and compacts the buffer. Arguments returned
 // before are invalid afterwards.
 func (r *reqReader) reset() {
+	r.processed()
 	r.args = r.args[:0]
 	r.cmdIdx = r.cmdIdx[:0]
 	r.authMayChange = false
@@ -163,6 +173,14 @@ func (r *reqReader) reset() {
 
 // parse cuts as many complete commands as possible out of the buffer.
 func (r *reqReader) parse() error {
+	err := r.parseBuf()
+	if len(r.cmdIdx) == 0 {
+		r.processed() // nothing to run: Redis trims at once
+	}
+	return err
+}
+
+func (r *reqReader) parseBuf() error {
 	r.paused = false
 	if len(r.cmdIdx) == 0 {
 		r.batchStart = r.pos
@@ -289,12 +307,17 @@ func (r *reqReader) parseBulks() (bool, error) {
 			}
 			r.pos += nl + 2
 			r.bulkLen = int(n)
+			r.bigTrim = n >= protoMbulkBigArg && r.bigHeader(int(n))
 		}
 		if r.end-r.pos < r.bulkLen+2 {
 			return false, nil
 		}
 		r.marks = append(r.marks, r.pos-r.cmdStart, r.pos-r.cmdStart+r.bulkLen)
 		r.pos += r.bulkLen + 2 // the CRLF after the data is not checked, as Redis
+		if r.bigTrim {
+			r.bigTrim = false
+			r.bigDone(r.bulkLen)
+		}
 		r.bulkLen = -1
 		r.mbl--
 	}
@@ -354,4 +377,191 @@ func isSpace(c byte) bool {
 
 func isHex(c byte) bool {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+}
+
+// qbufModel is Redis 7.0.15's query buffer (an sds string) as CLIENT LIST
+// (qbuf, qbuf-free) and clientsCronResizeQueryBuffer see it: its length
+// (bytes read and not yet processed), its allocation and its recent peak.
+// Our reader's own buffer differs (it is kept at PROTO_IOBUF_LEN and read
+// into by the connection's goroutine outside the executor), so the figures
+// Redis shows are computed from the same events Redis's buffer goes
+// through: the reads, the parse of a big argument's header and its
+// completion, the trim after processing, and the cron's resizes. Updated
+// by the connection's goroutine and by the cron (under s.mu): hence mu.
+type qbufModel struct {
+	mu    sync.Mutex
+	len   int64 // sdslen(querybuf)
+	alloc int64 // sdsalloc(querybuf)
+	peak  int64 // querybuf_peak
+	bulk  int64 // c->bulklen: length of the argument being read, -1 if none
+	// mirror publishes alloc for readers that do not take mu (the
+	// client's qbufCap: memory figures).
+	mirror *atomic.Int64
+}
+
+// PROTO_RESIZE_THRESHOLD: clientsCronResizeQueryBuffer trims a busy
+// client's buffer only above it.
+const protoResizeThreshold = 32 * 1024
+
+// jemallocUsable is the usable size of a jemalloc allocation of n bytes
+// (x86-64 size classes: 8, 16, then four classes per doubling, at least
+// 16 bytes apart), as Redis's s_malloc_usable reports it.
+func jemallocUsable(n int64) int64 {
+	switch {
+	case n <= 8:
+		return 8
+	case n <= 16:
+		return 16
+	}
+	step := int64(1) << max(bits.Len64(uint64(n-1))-3, 4)
+	return (n + step - 1) &^ (step - 1)
+}
+
+// sdsHdrSize is the header size of the sds type sdsReqType picks for a
+// string of n bytes (type 5 counted as 8: the query buffer never uses it).
+func sdsHdrSize(n int64) int64 {
+	switch {
+	case n < 1<<8:
+		return 3
+	case n < 1<<16:
+		return 5
+	case n < 1<<32:
+		return 9
+	}
+	return 17
+}
+
+// sdsUsableAlloc is the alloc field of an sds made for newlen bytes by
+// sdsMakeRoomFor/sdsnewlen: the allocator's usable size minus the header
+// and the terminator.
+func sdsUsableAlloc(newlen int64) int64 {
+	hdr := sdsHdrSize(newlen)
+	return jemallocUsable(hdr+newlen+1) - hdr - 1
+}
+
+// makeRoom is sdsMakeRoomFor (greedy: double below SDS_MAX_PREALLOC,
+// else add 1 MB) or sdsMakeRoomForNonGreedy. Under mu.
+func (q *qbufModel) makeRoom(addlen int64, greedy bool) {
+	if q.alloc-q.len >= addlen {
+		return
+	}
+	newlen := q.len + addlen
+	if greedy {
+		if newlen < 1<<20 {
+			newlen *= 2
+		} else {
+			newlen += 1 << 20
+		}
+	}
+	q.alloc = sdsUsableAlloc(newlen)
+}
+
+func (q *qbufModel) publish() {
+	if q.mirror != nil {
+		q.mirror.Store(q.alloc)
+	}
+}
+
+// read is readQueryFromClient's handling of the buffer around a read of n
+// bytes: room for PROTO_IOBUF_LEN (non-greedy while the buffer is smaller
+// than that), or exactly the rest of a big argument being read.
+func (r *reqReader) read(n int) {
+	r.end += n
+	q := &r.qb
+	q.mu.Lock()
+	readlen := int64(protoIOBufLen)
+	big := r.mbl > 0 && r.bulkLen >= protoMbulkBigArg
+	if big {
+		if rem := int64(r.bulkLen+2) - q.len; rem > 0 {
+			readlen = rem
+		}
+	}
+	q.makeRoom(readlen, !(big || q.alloc < protoIOBufLen))
+	q.len += int64(n)
+	q.alloc = max(q.alloc, q.len)
+	q.peak = max(q.peak, q.len)
+	q.publish()
+	q.mu.Unlock()
+}
+
+// bigHeader is processMultibulkBuffer on the header of an argument of at
+// least PROTO_MBULK_BIG_ARG bytes: when the buffer holds no more than that
+// argument, it is trimmed to it and sized for all of it (so the argument
+// can become the object without a copy). It reports whether it did.
+func (r *reqReader) bigHeader(n int) bool {
+	unparsed := int64(r.end - r.pos)
+	if unparsed > int64(n)+2 {
+		return false
+	}
+	q := &r.qb
+	q.mu.Lock()
+	q.len = unparsed
+	q.bulk = int64(n)
+	q.makeRoom(int64(n)+2-q.len, false)
+	q.publish()
+	q.mu.Unlock()
+	return true
+}
+
+// bigDone is the completion of a big argument whose header trimmed the
+// buffer: Redis makes the buffer itself the argument and starts a new one
+// sized for another argument as big ("if we saw a fat argument we'll see
+// another one likely"). rest is what was read past the argument.
+func (r *reqReader) bigDone(n int) {
+	q := &r.qb
+	q.mu.Lock()
+	q.alloc = sdsUsableAlloc(int64(n) + 2)
+	q.len = int64(r.end - r.pos)
+	q.alloc = max(q.alloc, q.len)
+	q.bulk = -1
+	q.publish()
+	q.mu.Unlock()
+}
+
+// processed is the trim after processInputBuffer: what is left is the
+// part of a command not complete yet, from the argument being read.
+func (r *reqReader) processed() {
+	q := &r.qb
+	q.mu.Lock()
+	q.len = int64(r.end - r.pos)
+	q.bulk = -1
+	if r.mbl > 0 && r.bulkLen >= 0 {
+		q.bulk = int64(r.bulkLen)
+	}
+	q.mu.Unlock()
+}
+
+// cronResize is clientsCronResizeQueryBuffer: a buffer wasting more than
+// 4 KB is freed of its spare room once the client has been idle over 2
+// seconds, or, above PROTO_RESIZE_THRESHOLD and twice the recent peak,
+// trimmed to that peak (or the argument being read). idleSecs is
+// server.unixtime - c->lastinteraction.
+func (q *qbufModel) cronResize(idleSecs int64) {
+	q.mu.Lock()
+	if q.alloc-q.len > 4*1024 {
+		if idleSecs > 2 {
+			q.alloc = q.len // sdsRemoveFreeSpace
+		} else if q.alloc > protoResizeThreshold && q.alloc/2 > q.peak {
+			resize := max(q.len, q.peak, q.bulk)
+			q.alloc = max(resize, q.len) // sdsResize: exactly that
+		}
+	}
+	q.peak = max(q.len, q.bulk)
+	q.publish()
+	q.mu.Unlock()
+}
+
+// figures returns the buffer's length and spare room (CLIENT LIST qbuf and
+// qbuf-free).
+func (q *qbufModel) figures() (qbuf, free int64) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.len, q.alloc - q.len
+}
+
+// size returns sdsalloc(querybuf).
+func (q *qbufModel) size() int64 {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.alloc
 }
