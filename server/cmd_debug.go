@@ -128,6 +128,14 @@ func debugCommand(c *client, argv [][]byte) {
 		c.ok()
 	case n == 3 && eqFold(sub, "quicklist-packed-threshold"):
 		debugPackedThreshold(c, argv[2])
+	case n == 3 && eqFold(sub, "sdslen"):
+		debugSDSLen(c, argv[2])
+	case n == 3 && eqFold(sub, "listpack"):
+		debugListpack(c, argv[2])
+	case (n == 3 || n == 4) && eqFold(sub, "quicklist"):
+		debugQuicklist(c, argv)
+	case n == 2 && eqFold(sub, "structsize"):
+		debugStructSize(c)
 	case n == 3 && eqFold(sub, "htstats"):
 		debugHTStats(c, argv)
 	case n == 3 && eqFold(sub, "htstats-key"):
@@ -505,6 +513,8 @@ func cAtoi(b []byte) int64 {
 	return v
 }
 
+// debugHelp is Redis 7.0.15's text as the installed (jemalloc) build
+// prints it, MALLCTL lines included, though MALLCTL itself is not served.
 var debugHelp = []string{
 	"DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
 	"AOF-FLUSH-SLEEP <microsec>",
