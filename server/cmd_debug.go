@@ -143,7 +143,7 @@ func debugCommand(c *client, argv [][]byte) {
 	case n == 2 && eqFold(sub, "config-rewrite-force-all"):
 		// rewriteConfig(server.configfile, 1): with no file, fopen(NULL)
 		// fails with EFAULT.
-		switch err := s.cfg.RewriteForceAll(); {
+		switch err := s.cfg.RewriteFS(s.fsys(), true, s.configRewriteLog); {
 		case err == config.ErrNoConfigFile:
 			c.err("ERR CONFIG-REWRITE-FORCE-ALL failed: Bad address")
 		case err != nil:
