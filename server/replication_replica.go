@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"os"
 	"path/filepath"
@@ -392,19 +393,28 @@ func (s *Server) fullSyncFromMaster(l *masterLink, nc net.Conn, br *bufio.Reader
 		return fmt.Errorf("Bad protocol from MASTER, the first byte is not '$' (we received '%s'), are you sure the host and port are right?", hdr)
 	}
 	tmp := filepath.Join(s.cfg.Dir, fmt.Sprintf("temp-%d.%d.rdb", time.Now().Unix(), os.Getpid()))
-	f, err := os.Create(tmp)
+	fsys := s.fsys()
+	w, err := fsys.Create(tmp)
 	if err != nil {
 		return fmt.Errorf("Opening the temp file needed for MASTER <-> REPLICA synchronization: %v", err)
 	}
-	defer os.Remove(tmp)
-	defer f.Close()
+	// The temp file is loaded from and then dropped (the dataset is not
+	// installed as dump.rdb): its removal is cleanup, not a durability
+	// step, and a failure of it leaves only a stray temp file.
+	defer fsys.Remove(tmp)
+	wClosed := false
+	defer func() {
+		if !wClosed {
+			w.Close()
+		}
+	}()
 	if mark, ok := strings.CutPrefix(hdr, "$EOF:"); ok {
 		if len(mark) != 40 {
 			return fmt.Errorf("Bad EOF mark from MASTER: %q", mark)
 		}
 		l.transferSize.Store(-1)
 		s.log.Info().Msg("MASTER <-> REPLICA sync: receiving streamed RDB from master with EOF to disk")
-		if err := copyUntilMark(f, br, nc, []byte(mark), timeout, &l.transferRead); err != nil {
+		if err := copyUntilMark(w, br, nc, []byte(mark), timeout, &l.transferRead); err != nil {
 			return syncReadError(err)
 		}
 	} else {
@@ -416,14 +426,23 @@ func (s *Server) fullSyncFromMaster(l *masterLink, nc net.Conn, br *bufio.Reader
 		s.log.Info().Msgf("MASTER <-> REPLICA sync: receiving %d bytes from master to disk", size)
 		nc.SetReadDeadline(time.Time{})
 		nc.SetReadDeadline(time.Now().Add(timeout))
-		if _, err := io.CopyN(f, deadlineReader{br, nc, timeout}, size); err != nil {
+		if _, err := io.CopyN(w, deadlineReader{br, nc, timeout}, size); err != nil {
 			return syncReadError(err)
 		}
 		l.transferRead.Store(size)
 	}
-	if err := f.Sync(); err != nil {
+	if err := w.Sync(); err != nil {
 		return fmt.Errorf("Failed trying to sync the temp DB to disk in MASTER <-> REPLICA synchronization: %v", err)
 	}
+	wClosed = true
+	if err := w.Close(); err != nil {
+		return fmt.Errorf("Failed trying to sync the temp DB to disk in MASTER <-> REPLICA synchronization: %v", err)
+	}
+	f, err := fsys.Open(tmp)
+	if err != nil {
+		return fmt.Errorf("Failed trying to load the MASTER synchronization DB from disk: %v", err)
+	}
+	defer f.Close()
 	// The whole payload is decoded once before the old data goes, off
 	// the executor: a corrupt RDB leaves the replica serving what it had
 	// (Redis flushes first and is left empty), and the failure is logged
@@ -434,9 +453,6 @@ func (s *Server) fullSyncFromMaster(l *masterLink, nc net.Conn, br *bufio.Reader
 	if err := checkSyncRDB(f, opts); err != nil {
 		s.log.Warn().Msgf("Failed trying to load the MASTER synchronization DB from disk: %v", err)
 		return fmt.Errorf("MASTER <-> REPLICA sync: the RDB received is not loadable; the old data set is kept")
-	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -451,7 +467,8 @@ func (s *Server) fullSyncFromMaster(l *masterLink, nc net.Conn, br *bufio.Reader
 	s.log.Info().Msg("MASTER <-> REPLICA sync: Loading DB in memory")
 	s.setLoading(true)
 	// A replica keeps the keys already expired: the master's DELs will
-	// come (the loader's AOF-base mode loads them).
+	// come (the loader's AOF-base mode loads them). checkSyncRDB read
+	// with ReadAt: f's own offset is still 0.
 	_, lerr := s.decodeRDB(bufio.NewReaderSize(f, 1<<20), s.newRDBLoader(true))
 	s.setLoading(false)
 	if lerr != nil {
@@ -507,11 +524,8 @@ func (d deadlineReader) Read(p []byte) (int, error) {
 }
 
 // checkSyncRDB decodes the received RDB without keeping anything.
-func checkSyncRDB(f *os.File, opts rdb.DecodeOptions) error {
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return err
-	}
-	_, err := rdb.Decode(bufio.NewReaderSize(f, 1<<20), discardVisitor{}, opts)
+func checkSyncRDB(f io.ReaderAt, opts rdb.DecodeOptions) error {
+	_, err := rdb.Decode(bufio.NewReaderSize(io.NewSectionReader(f, 0, math.MaxInt64), 1<<20), discardVisitor{}, opts)
 	return err
 }
 
