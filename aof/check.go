@@ -5,11 +5,13 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/aofserver/aofserver/fsx"
 	"github.com/aofserver/aofserver/manifest"
 	"github.com/aofserver/aofserver/rstring"
 )
@@ -37,6 +39,9 @@ type CheckOptions struct {
 	// Truncate, when set, replaces the in-place truncation of the file at
 	// path (to size bytes), for example to repair a copy instead.
 	Truncate func(path string, size int64) error
+	// FS is what the files are opened, truncated and synced through
+	// (fsx.OS() when nil).
+	FS fsx.FS
 	// Replayer, when set, receives every complete command of the valid
 	// part of each file, for a semantic check.
 	Replayer CheckReplayer
@@ -106,6 +111,9 @@ const (
 // may be truncated; with TruncateToTimestamp the last file is cut at its
 // first later "#TS:" line.
 func Check(opt CheckOptions) (code int, res CheckResult) {
+	if opt.FS == nil {
+		opt.FS = fsx.OS()
+	}
 	c := &aofChecker{opt: opt, line: 1}
 	defer func() {
 		if r := recover(); r != nil {
@@ -147,6 +155,7 @@ type aofChecker struct {
 	argv    [][]byte
 	replay  bool
 	curName string
+	wf      fsx.File // the file being checked, open for writing (truncate)
 }
 
 func (c *aofChecker) printf(format string, args ...any) {
@@ -185,18 +194,18 @@ func (c *aofChecker) inputType(path string) int {
 // startsWith reports whether the file at path is at least min bytes long and
 // starts with sig (Redis's fileIsManifest / fileIsRDB).
 func (c *aofChecker) startsWith(path, sig string, min int64) bool {
-	f, err := os.Open(path)
+	f, err := c.opt.FS.Open(path)
 	if err != nil {
 		c.printf("Cannot open file %s: %s\n", path, Strerror(err))
 		c.exit(1)
 	}
 	defer f.Close()
-	st, err := f.Stat()
+	size, err := f.Size()
 	if err != nil {
 		c.printf("Cannot stat file: %s\n", path)
 		c.exit(1)
 	}
-	if st.Size() < min {
+	if size < min {
 		return false
 	}
 	b := make([]byte, len(sig))
@@ -219,7 +228,7 @@ func (c *aofChecker) checkOldStyle(path string, preamble bool) {
 }
 
 func (c *aofChecker) loadManifest(path string) *manifest.Manifest {
-	f, err := os.Open(path)
+	f, err := c.opt.FS.Open(path)
 	if err != nil {
 		c.printf("Fatal error: can't open the AOF manifest file %s for reading: %s\n", path, Strerror(err))
 		c.exit(1)
@@ -284,18 +293,28 @@ func (c *aofChecker) report(kind, name string, ret int) {
 // what is opened (in manifest mode "<dir>/<name>", which some of Redis's
 // messages print instead).
 func (c *aofChecker) checkSingle(name, path string, last, preamble bool) int {
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	// Redis opens the file "r+" even to only check it: a file it may not
+	// write fails here, as Redis's. The write handle is opened second so
+	// that a missing file is reported, not created.
+	f, err := c.opt.FS.Open(path)
+	if err == nil {
+		var wf fsx.File
+		if wf, err = c.opt.FS.OpenWrite(path); err == nil {
+			defer wf.Close()
+			c.wf = wf
+		}
+		defer f.Close()
+	}
 	if err != nil {
 		c.printf("Cannot open file %s: %s, aborting...\n", path, Strerror(err))
 		c.exit(1)
 	}
-	defer f.Close()
-	st, err := f.Stat()
+	size, err := f.Size()
 	if err != nil {
 		c.printf("Cannot stat file: %s, aborting...\n", name)
 		c.exit(1)
 	}
-	c.size = st.Size()
+	c.size = size
 	if c.size == 0 {
 		return aofCheckEmpty
 	}
@@ -334,7 +353,7 @@ func (c *aofChecker) checkSingle(name, path string, last, preamble bool) int {
 			c.exit(1)
 		}
 		if b[0] == '#' {
-			if !c.annotation(f, name, path, last) {
+			if !c.annotation(name, path, last) {
 				return aofCheckTimestampTruncated
 			}
 		} else if b[0] == '*' {
@@ -376,7 +395,7 @@ func (c *aofChecker) checkSingle(name, path string, last, preamble bool) int {
 			}
 		}
 		t := c.truncation(name, path, pos, false)
-		if err := c.truncate(f, path, pos); err != nil {
+		if err := c.truncate(path, pos); err != nil {
 			c.printf("Failed to truncate AOF %s\n", name)
 			c.exit(1)
 		}
@@ -386,11 +405,17 @@ func (c *aofChecker) checkSingle(name, path string, last, preamble bool) int {
 	return aofCheckOK
 }
 
-func (c *aofChecker) truncate(f *os.File, path string, size int64) error {
+// truncate cuts the file being checked (c.wf) at size and fsyncs it, so
+// that the repair is durable when "Successfully truncated" is printed
+// (Redis's ftruncate is not followed by an fsync).
+func (c *aofChecker) truncate(path string, size int64) error {
 	if c.opt.Truncate != nil {
 		return c.opt.Truncate(path, size)
 	}
-	return f.Truncate(size)
+	if err := c.wf.Truncate(size); err != nil {
+		return err
+	}
+	return c.wf.Sync()
 }
 
 // confirmed reads one answer like fgets(buf,2,stdin): yes if it starts with y/Y.
@@ -405,7 +430,7 @@ func confirmed(r io.Reader) bool {
 
 // annotation is Redis's processAnnotations. It returns false when the file
 // was truncated to the timestamp.
-func (c *aofChecker) annotation(f *os.File, name, path string, last bool) bool {
+func (c *aofChecker) annotation(name, path string, last bool) bool {
 	c.epos = c.pos()
 	line, _ := c.fgets(1023)
 	to := c.opt.TruncateToTimestamp
@@ -426,7 +451,7 @@ func (c *aofChecker) annotation(f *os.File, name, path string, last bool) bool {
 		c.exit(1)
 	}
 	t := c.truncation(name, path, c.epos, true)
-	if err := c.truncate(f, path, c.epos); err != nil {
+	if err := c.truncate(path, c.epos); err != nil {
 		c.printf("Failed to truncate AOF %s to timestamp %d\n", path, to)
 		c.exit(1)
 	}
@@ -588,7 +613,7 @@ func cstr(b []byte) string {
 // truncation describes cutting path at to, counting what the tail held.
 func (c *aofChecker) truncation(name, path string, to int64, ts bool) Truncation {
 	t := Truncation{File: name, Path: path, Size: c.size, To: to, Timestamp: ts}
-	t.Commands, t.Torn, t.Keys = scanTail(path, to)
+	t.Commands, t.Torn, t.Keys = scanTail(c.opt.FS, path, to)
 	return t
 }
 
@@ -596,16 +621,13 @@ func (c *aofChecker) truncation(name, path string, to int64, ts bool) Truncation
 // file at path (skipping "#" lines), whether a torn one follows, and the
 // distinct keys they name (argv[1], for commands other than MULTI, EXEC and
 // SELECT).
-func scanTail(path string, from int64) (cmds int, torn bool, keys int) {
-	f, err := os.Open(path)
+func scanTail(fsys fsx.FS, path string, from int64) (cmds int, torn bool, keys int) {
+	f, err := fsys.Open(path)
 	if err != nil {
 		return 0, false, 0
 	}
 	defer f.Close()
-	if _, err := f.Seek(from, io.SeekStart); err != nil {
-		return 0, false, 0
-	}
-	br := bufio.NewReader(f)
+	br := bufio.NewReader(io.NewSectionReader(f, from, math.MaxInt64-from))
 	seen := map[string]struct{}{}
 	readLine := func() ([]byte, bool) {
 		l, err := br.ReadSlice('\n')

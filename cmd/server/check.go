@@ -35,16 +35,19 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/aofserver/aofserver/aof"
 	"github.com/aofserver/aofserver/config"
+	"github.com/aofserver/aofserver/fsx"
 	"github.com/aofserver/aofserver/rdb"
 	"github.com/aofserver/aofserver/server"
 )
@@ -306,21 +309,24 @@ type fixCopy struct {
 }
 
 // truncate copies the AOF (the directory holding the manifest, or the single
-// file) to the destination and truncates the copy of path to size.
+// file) to the destination, the copy of path cut to size, through fsx: each
+// copy is fsynced, then the directories that name them, so the repaired copy
+// is durable once it is reported.
 func (fc *fixCopy) truncate(path string, size int64) error {
 	if fc.dest != "" {
 		return errors.New("already repaired once")
 	}
+	fsys := fsx.OS()
 	if filepath.Clean(path) == filepath.Clean(fc.input) {
 		dest := fc.out
 		if dest == "" {
 			dest = fc.input + ".fixed"
 		}
-		if err := copyFile(path, dest, true); err != nil {
+		if err := copyFile(fsys, path, dest, size); err != nil {
 			return err
 		}
 		fc.dest = dest
-		return os.Truncate(dest, size)
+		return fsys.SyncDir(filepath.Dir(dest))
 	}
 	src := filepath.Dir(path)
 	abs, err := filepath.Abs(src)
@@ -331,9 +337,14 @@ func (fc *fixCopy) truncate(path string, size int64) error {
 	if dest == "" {
 		dest = abs + ".fixed"
 	}
-	if err := os.Mkdir(dest, 0o755); err != nil {
+	if err := mustNotExist(fsys, "mkdir", dest); err != nil {
 		return err
 	}
+	if err := fsys.MkdirAll(dest); err != nil {
+		return err
+	}
+	// Listing is a read: os.ReadDir gives the entry types (fsx's names
+	// only), and only regular files are copied.
 	ents, err := os.ReadDir(src)
 	if err != nil {
 		return err
@@ -342,32 +353,54 @@ func (fc *fixCopy) truncate(path string, size int64) error {
 		if !e.Type().IsRegular() {
 			continue
 		}
-		if err := copyFile(filepath.Join(src, e.Name()), filepath.Join(dest, e.Name()), true); err != nil {
+		limit := int64(-1)
+		if e.Name() == filepath.Base(path) {
+			limit = size
+		}
+		if err := copyFile(fsys, filepath.Join(src, e.Name()), filepath.Join(dest, e.Name()), limit); err != nil {
 			return err
 		}
 	}
 	fc.dest = dest
-	if err := os.Truncate(filepath.Join(dest, filepath.Base(path)), size); err != nil {
+	if err := fsys.SyncDir(dest); err != nil {
 		return err
 	}
-	return syncDir(dest)
+	return fsys.SyncDir(filepath.Dir(filepath.Clean(dest)))
 }
 
-func copyFile(src, dst string, exclusive bool) error {
-	in, err := os.Open(src)
+// mustNotExist fails with EEXIST when path exists: the repaired copy never
+// overwrites anything (a file or directory left by an earlier repair).
+func mustNotExist(fsys fsx.FS, op, path string) error {
+	_, err := fsys.Stat(path)
+	switch {
+	case err == nil:
+		return &fs.PathError{Op: op, Path: path, Err: syscall.EEXIST}
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	}
+	return err
+}
+
+// copyFile copies src to the new file dst (at most limit bytes when limit
+// is not negative) and fsyncs it.
+func copyFile(fsys fsx.FS, src, dst string, limit int64) error {
+	in, err := fsys.Open(src)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
-	if exclusive {
-		flags |= os.O_EXCL
+	if err := mustNotExist(fsys, "open", dst); err != nil {
+		return err
 	}
-	out, err := os.OpenFile(dst, flags, 0o644)
+	out, err := fsys.Create(dst)
 	if err != nil {
 		return err
 	}
-	if _, err := io.Copy(out, in); err != nil {
+	var r io.Reader = in
+	if limit >= 0 {
+		r = io.LimitReader(in, limit)
+	}
+	if _, err := io.Copy(out, r); err != nil {
 		out.Close()
 		return err
 	}
@@ -376,15 +409,6 @@ func copyFile(src, dst string, exclusive bool) error {
 		return err
 	}
 	return out.Close()
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }
 
 // ---------------------------------------------------------------- replay

@@ -121,7 +121,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		boot.Warn().Msgf("Config directive '%s' is accepted but has no effect in aofserver", name)
 	}
 	if cfg.Dir != "" {
-		if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
+		if err := fsx.OS().MkdirAll(cfg.Dir); err != nil {
 			boot.Warn().Msgf("Can't chdir to '%s': %v", cfg.Dir, err)
 			return 1
 		}
