@@ -59,7 +59,7 @@ var lintAllowed = map[string]string{
 	"cmd/timeline":    "benchmark tool: makes and removes scratch dirs for the servers it starts, writes plots",
 	// --check-aof --replay loads the files into a scratch server whose
 	// dir is a fresh directory under os.TempDir, removed afterwards.
-	"cmd/server.startReplayer": "scratch dir of the replay server",
+	"cmd/server.startReplayer":  "scratch dir of the replay server",
 	"cmd/server.replayer.close": "removes the replay server's scratch dir",
 }
 
