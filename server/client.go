@@ -54,7 +54,10 @@ type client struct {
 	name   string
 	flags  uint32
 	authed bool
-	resp   int
+	// user is the ACL user the client runs as; nil (the AOF, the master)
+	// may run anything.
+	user *aclUser
+	resp int
 
 	out []byte // replies of the current batch (conn goroutine / under mu)
 

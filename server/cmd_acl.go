@@ -2,13 +2,12 @@ package server
 
 import (
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/hex"
 	"strings"
 )
 
-// ACL for the single "default" user (no ACL file, no other users), and
-// ROLE for a master without replicas.
+// The ACL command (the users are in acl.go; no ACL file), and ROLE for a
+// master without replicas.
 
 func init() {
 	a := func(name string, arity int, flags uint64, proc cmdProc, summary, since string, acl ...string) *command {
@@ -125,94 +124,6 @@ func aclCatCommand(c *client, argv [][]byte) {
 	}
 }
 
-func aclWhoamiCommand(c *client, argv [][]byte) { c.bulkString("default") }
-
-func aclUsersCommand(c *client, argv [][]byte) {
-	c.arrayLen(1)
-	c.bulkString("default")
-}
-
-// aclDefaultPassword returns the SHA-256 of requirepass (the default
-// user's only password), or "" for nopass.
-func aclDefaultPassword(s *Server) string {
-	if s.cfg.Requirepass == "" {
-		return ""
-	}
-	sum := sha256.Sum256([]byte(s.cfg.Requirepass))
-	return hex.EncodeToString(sum[:])
-}
-
-func aclListCommand(c *client, argv [][]byte) {
-	pass := "nopass"
-	if h := aclDefaultPassword(c.srv); h != "" {
-		pass = "#" + h
-	}
-	c.arrayLen(1)
-	c.bulkString("user default on " + pass + " ~* &* +@all")
-}
-
-func aclGetuserCommand(c *client, argv [][]byte) {
-	if string(argv[2]) != "default" {
-		c.nullBulk()
-		return
-	}
-	h := aclDefaultPassword(c.srv)
-	c.mapLen(6)
-	c.bulkString("flags")
-	if h == "" {
-		c.setLen(2)
-		c.bulkString("on")
-		c.bulkString("nopass")
-	} else {
-		c.setLen(1)
-		c.bulkString("on")
-	}
-	c.bulkString("passwords")
-	if h == "" {
-		c.arrayLen(0)
-	} else {
-		c.arrayLen(1)
-		c.bulkString(h)
-	}
-	c.bulkString("commands")
-	c.bulkString("+@all")
-	c.bulkString("keys")
-	c.bulkString("~*")
-	c.bulkString("channels")
-	c.bulkString("&*")
-	c.bulkString("selectors")
-	c.arrayLen(0)
-}
-
-func aclDeluserCommand(c *client, argv [][]byte) {
-	for _, u := range argv[2:] {
-		if string(u) == "default" {
-			c.err("ERR The 'default' user cannot be removed")
-			return
-		}
-	}
-	c.integer(0) // no other user exists
-}
-
-func aclDryrunCommand(c *client, argv [][]byte) {
-	s := c.srv
-	if string(argv[2]) != "default" {
-		c.err("ERR User '" + string(argv[2]) + "' not found")
-		return
-	}
-	args := argv[3:]
-	cmd, _ := s.lookupCommand(args)
-	if cmd == nil {
-		c.err("ERR Command '" + string(args[0]) + "' not found")
-		return
-	}
-	if !arityOK(cmd, len(args)) {
-		c.err("ERR wrong number of arguments for '" + cmd.fullName() + "' command")
-		return
-	}
-	c.ok() // the default user may run everything
-}
-
 func aclGenpassCommand(c *client, argv [][]byte) {
 	bits := int64(256)
 	if len(argv) > 3 {
@@ -240,33 +151,8 @@ func aclGenpassCommand(c *client, argv [][]byte) {
 	c.bulkString(hex.EncodeToString(buf)[:chars])
 }
 
-func aclLogCommand(c *client, argv [][]byte) {
-	if len(argv) > 3 {
-		aclSubcommandArityError(c, argv[1])
-		return
-	}
-	if len(argv) == 3 {
-		if eqFold(argv[2], "reset") {
-			c.ok()
-			return
-		}
-		if _, ok := parseInt(argv[2]); !ok {
-			c.errNotInt()
-			return
-		}
-	}
-	c.emptyArray() // nothing is ever denied: there is only the default user
-}
-
 func aclNoFileCommand(c *client, argv [][]byte) {
 	c.err("ERR This Redis instance is not configured to use an ACL file. You may want to specify users via the ACL SETUSER command and then issue a CONFIG REWRITE (assuming you have a Redis configuration file set) in order to store users in the Redis configuration.")
-}
-
-func aclSetuserCommand(c *client, argv [][]byte) {
-	for i := 2; i < len(argv); i++ { // the user and its rules: passwords
-		c.redactArg(argv, i)
-	}
-	c.err("ERR ACL SETUSER is not supported: this server has only the default user (use requirepass to set its password)")
 }
 
 func aclHelpCommand(c *client, argv [][]byte) {
@@ -304,3 +190,222 @@ func aclHelpCommand(c *client, argv [][]byte) {
 }
 
 func roleCommand(c *client, argv [][]byte) { c.srv.roleReply(c) } // replication.go
+
+func aclWhoamiCommand(c *client, argv [][]byte) {
+	if c.user == nil {
+		c.nullBulk()
+		return
+	}
+	c.bulkString(c.user.name)
+}
+
+func aclUsersCommand(c *client, argv [][]byte) {
+	users := c.srv.sortedUsers()
+	c.arrayLen(len(users))
+	for _, u := range users {
+		c.bulkString(u.name)
+	}
+}
+
+func aclListCommand(c *client, argv [][]byte) {
+	s := c.srv
+	users := s.sortedUsers()
+	c.arrayLen(len(users))
+	for _, u := range users {
+		c.bulkString("user " + u.name + " " + s.describeUser(u))
+	}
+}
+
+// aclSelectorReply is aclAddReplySelectorDescription: commands, keys and
+// channels of one selector.
+func aclSelectorReply(c *client, sel *aclSelector) {
+	c.bulkString("commands")
+	c.bulkString(c.srv.describeCommands(sel))
+	c.bulkString("keys")
+	if sel.flags&selAllKeys != 0 {
+		c.bulkString("~*")
+	} else {
+		parts := make([]string, len(sel.keys))
+		for i, p := range sel.keys {
+			parts[i] = p.String()
+		}
+		c.bulkString(strings.Join(parts, " "))
+	}
+	c.bulkString("channels")
+	if sel.flags&selAllChannels != 0 {
+		c.bulkString("&*")
+	} else {
+		parts := make([]string, len(sel.channels))
+		for i, ch := range sel.channels {
+			parts[i] = "&" + ch
+		}
+		c.bulkString(strings.Join(parts, " "))
+	}
+}
+
+func aclGetuserCommand(c *client, argv [][]byte) {
+	u := c.srv.acl.users[string(argv[2])]
+	if u == nil {
+		c.nullBulk()
+		return
+	}
+	c.mapLen(6)
+	c.bulkString("flags")
+	var flags []string
+	for _, f := range aclUserFlags {
+		if u.flags&f.flag != 0 {
+			flags = append(flags, f.name)
+		}
+	}
+	c.setLen(len(flags))
+	for _, f := range flags {
+		c.bulkString(f)
+	}
+	c.bulkString("passwords")
+	c.arrayLen(len(u.passwords))
+	for _, p := range u.passwords {
+		c.bulkString(p)
+	}
+	aclSelectorReply(c, u.root())
+	c.bulkString("selectors")
+	c.arrayLen(len(u.selectors) - 1)
+	for _, sel := range u.selectors[1:] {
+		c.mapLen(3)
+		aclSelectorReply(c, sel)
+	}
+}
+
+func aclDeluserCommand(c *client, argv [][]byte) {
+	s := c.srv
+	for _, u := range argv[2:] {
+		if string(u) == "default" {
+			c.err("ERR The 'default' user cannot be removed")
+			return
+		}
+	}
+	deleted := 0
+	for _, name := range argv[2:] {
+		if u := s.acl.users[string(name)]; u != nil {
+			delete(s.acl.users, u.name)
+			s.killUserClients(u, c)
+			deleted++
+		}
+	}
+	c.integer(int64(deleted))
+}
+
+func aclDryrunCommand(c *client, argv [][]byte) {
+	s := c.srv
+	u := s.acl.users[string(argv[2])]
+	if u == nil {
+		c.err("ERR User '" + string(argv[2]) + "' not found")
+		return
+	}
+	args := argv[3:]
+	cmd, _ := s.lookupCommand(args)
+	if cmd == nil {
+		c.err("ERR Command '" + string(args[0]) + "' not found")
+		return
+	}
+	if !arityOK(cmd, len(args)) {
+		c.err("ERR wrong number of arguments for '" + cmd.fullName() + "' command")
+		return
+	}
+	res, pos := s.aclCheck(u, cmd, args)
+	switch res {
+	case aclOK:
+		c.ok()
+	case aclDeniedCmd:
+		c.bulkString("This user has no permissions to run the '" + cmd.fullName() + "' command")
+	case aclDeniedKey:
+		c.bulkString("This user has no permissions to access the '" + string(args[pos]) + "' key")
+	default:
+		c.bulkString("This user has no permissions to access the '" + string(args[pos]) + "' channel")
+	}
+}
+
+func aclLogCommand(c *client, argv [][]byte) {
+	s := c.srv
+	if len(argv) > 3 {
+		aclSubcommandArityError(c, argv[1])
+		return
+	}
+	count := int64(10)
+	if len(argv) == 3 {
+		if eqFold(argv[2], "reset") {
+			s.acl.log = nil
+			c.ok()
+			return
+		}
+		n, ok := parseInt(argv[2])
+		if !ok {
+			c.errNotInt()
+			return
+		}
+		count = max(n, 0)
+	}
+	count = min(count, int64(len(s.acl.log)))
+	c.arrayLen(int(count))
+	now := s.nowMs()
+	for _, le := range s.acl.log[:count] {
+		c.mapLen(7)
+		c.bulkString("count")
+		c.integer(le.count)
+		c.bulkString("reason")
+		c.bulkString([...]string{"unknown", "command", "key", "auth", "channel"}[le.reason])
+		c.bulkString("context")
+		c.bulkString([...]string{"toplevel", "multi", "lua"}[le.context])
+		c.bulkString("object")
+		c.bulkString(le.object)
+		c.bulkString("username")
+		c.bulkString(le.username)
+		c.bulkString("age-seconds")
+		c.double(float64(now-le.ctimeMs) / 1000)
+		c.bulkString("client-info")
+		c.bulkString(le.cinfo)
+	}
+}
+
+func aclSetuserCommand(c *client, argv [][]byte) {
+	s := c.srv
+	for i := 2; i < len(argv); i++ { // the user and its rules: passwords
+		c.redactArg(argv, i)
+	}
+	name := string(argv[2])
+	if aclHasSpaces(name) {
+		c.err("ERR Usernames can't contain spaces or null characters")
+		return
+	}
+	rules := make([]string, 0, len(argv)-3)
+	for _, a := range argv[3:] {
+		rules = append(rules, string(a))
+	}
+	ops, bad := aclMergeSelectorArgs(rules)
+	if bad >= 0 {
+		c.err("ERR Unmatched parenthesis in acl selector starting at '" + string(argv[3+bad]) + "'.")
+		return
+	}
+	// the rules are staged on a copy: all of them apply, or none
+	tmp := s.newACLUser(name)
+	u := s.acl.users[name]
+	if u != nil {
+		tmp.copyFrom(u)
+	}
+	for _, op := range ops {
+		if e := s.aclSetUser(tmp, op); e != "" {
+			c.err("ERR Error in ACL SETUSER modifier '" + op + "': " + string(e))
+			return
+		}
+	}
+	if u != nil {
+		s.killPubsubClientsIfNeeded(tmp, u, c)
+	} else {
+		u = &aclUser{name: name}
+		s.acl.users[name] = u
+	}
+	u.copyFrom(tmp)
+	if u == s.acl.def {
+		s.aclDefaultChanged()
+	}
+	c.ok()
+}

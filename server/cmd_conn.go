@@ -80,7 +80,7 @@ func resetCommand(c *client, argv [][]byte) {
 	}
 	c.db = s.dbs[0]
 	c.resp = 2
-	c.authed = s.cfg.Requirepass == "" // clientSetDefaultAuth
+	s.setDefaultAuth(c)
 	c.discardTransaction()
 	s.pubsubUnsubscribeAll(c)
 	c.name = ""
@@ -99,17 +99,6 @@ func selectCommand(c *client, argv [][]byte) {
 	c.ok()
 }
 
-// checkAuth validates credentials for the default user.
-func (s *Server) checkAuth(user, pass []byte) bool {
-	if user != nil && string(user) != "default" {
-		return false
-	}
-	if s.cfg.Requirepass == "" {
-		return true
-	}
-	return string(pass) == s.cfg.Requirepass
-}
-
 func authCommand(c *client, argv [][]byte) {
 	s := c.srv
 	if len(argv) > 3 {
@@ -117,24 +106,20 @@ func authCommand(c *client, argv [][]byte) {
 		return
 	}
 	c.redactArg(argv, 1)
-	if len(argv) == 3 {
-		c.redactArg(argv, 2)
-	}
-	var user, pass []byte
+	user, pass := []byte("default"), argv[1]
 	if len(argv) == 2 {
-		if s.cfg.Requirepass == "" {
+		if s.acl.def.flags&userNopass != 0 {
 			c.err("ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?")
 			return
 		}
-		pass = argv[1]
 	} else {
 		user, pass = argv[1], argv[2]
+		c.redactArg(argv, 2)
 	}
-	if !s.checkAuth(user, pass) {
+	if !s.authenticate(c, user, pass, argv[0]) {
 		c.err("WRONGPASS invalid username-password pair or user is disabled.")
 		return
 	}
-	c.authed = true
 	c.ok()
 }
 
@@ -163,11 +148,10 @@ func helloCommand(c *client, argv [][]byte) {
 		case eqFold(argv[i], "auth") && more >= 2:
 			c.redactArg(argv, i+1)
 			c.redactArg(argv, i+2)
-			if !s.checkAuth(argv[i+1], argv[i+2]) {
+			if !s.authenticate(c, argv[i+1], argv[i+2], argv[0]) {
 				c.err("WRONGPASS invalid username-password pair or user is disabled.")
 				return
 			}
-			c.authed = true
 			i += 2
 		case eqFold(argv[i], "setname") && more >= 1:
 			name = argv[i+1]
@@ -178,7 +162,7 @@ func helloCommand(c *client, argv [][]byte) {
 			return
 		}
 	}
-	if s.cfg.Requirepass != "" && !c.authed {
+	if !c.authed {
 		// Redis 7.0.15's text (7.2 added "<proto>" after HELLO).
 		c.err("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time")
 		return
@@ -326,13 +310,17 @@ func (c *client) infoLineOmem(viewer *client, omem int64) string {
 		qfree = max(rbs-qbuf, 0)
 	}
 	multiMem := c.multiMem()
+	user := "(superuser)"
+	if c.user != nil {
+		user = c.user.name
+	}
 	events := "r"
 	if omem > 0 {
 		events = "rw"
 	}
-	return fmt.Sprintf("id=%d addr=%s laddr=%s fd=%d name=%s age=%d idle=%d flags=%s db=%d sub=%d psub=%d ssub=0 multi=%d qbuf=%d qbuf-free=%d argv-mem=%d multi-mem=%d rbs=%d rbp=0 obl=0 oll=0 omem=%d tot-mem=%d events=%s cmd=%s user=default redir=%d resp=%d",
+	return fmt.Sprintf("id=%d addr=%s laddr=%s fd=%d name=%s age=%d idle=%d flags=%s db=%d sub=%d psub=%d ssub=0 multi=%d qbuf=%d qbuf-free=%d argv-mem=%d multi-mem=%d rbs=%d rbp=0 obl=0 oll=0 omem=%d tot-mem=%d events=%s cmd=%s user=%s redir=%d resp=%d",
 		c.id, c.addr, c.laddr, 8+c.id, c.name, int64(now.Sub(c.created).Seconds()), (now.UnixNano()-c.lastInter.Load())/1e9,
-		fl, dbid, len(c.channels), len(c.patterns), multi, qbuf, qfree, c.argvLenSum, multiMem, rbs, omem, c.memoryUsage(omem, rbs, multiMem), events, cmd, redir, c.resp)
+		fl, dbid, len(c.channels), len(c.patterns), multi, qbuf, qfree, c.argvLenSum, multiMem, rbs, omem, c.memoryUsage(omem, rbs, multiMem), events, cmd, user, redir, c.resp)
 }
 
 func clientListCommand(c *client, argv [][]byte) {
@@ -419,6 +407,7 @@ func clientKillCommand(c *client, argv [][]byte) {
 	var id int64 = -1
 	addr, laddr, typ := "", "", ""
 	skipme := true
+	var user *aclUser
 	for i := 2; i < len(argv); i += 2 {
 		v := argv[i+1]
 		switch {
@@ -442,7 +431,7 @@ func clientKillCommand(c *client, argv [][]byte) {
 				return
 			}
 		case eqFold(argv[i], "user"):
-			if string(v) != "default" {
+			if user = s.acl.users[string(v)]; user == nil {
 				c.err("ERR No such user '" + string(v) + "'")
 				return
 			}
@@ -472,6 +461,9 @@ func clientKillCommand(c *client, argv [][]byte) {
 			continue
 		}
 		if typ != "" && !cl.hasType(typ) {
+			continue
+		}
+		if user != nil && cl.user != user {
 			continue
 		}
 		if skipme && cl == c {

@@ -120,6 +120,7 @@ func configSetCommand(c *client, argv [][]byte) {
 	// enable-protected-configs local lets a local client set dir & co.;
 	// some directives wait for the dataset to load (DENY_LOADING_CONFIG).
 	opts := config.SetOptions{Local: c.isLocal(), Loading: s.loading}
+	prevPass := s.cfg.Requirepass
 	err := s.cfg.SetWith(pairs, opts, func(changed []string) error {
 		err := s.applyConfig(changed)
 		if err != nil {
@@ -131,7 +132,9 @@ func configSetCommand(c *client, argv [][]byte) {
 		}
 		return err
 	})
-	s.passwordSet.Store(s.cfg.Requirepass != "") // also after a rollback
+	if s.cfg.Requirepass != prevPass { // also after a rollback
+		s.aclSetDefaultPassword(s.cfg.Requirepass)
+	}
 	s.inflight.Store(int32(s.cfg.AOFGroupCommitInflight))
 	if err != nil {
 		s.reloadNotifyFlags() // a failed apply restores every value
@@ -157,8 +160,6 @@ func (s *Server) applyConfig(changed []string) error {
 					return err
 				}
 			}
-		case "requirepass":
-			s.passwordSet.Store(s.cfg.Requirepass != "")
 		case "appendonly":
 			if s.cfg.AppendOnly && s.aof == nil {
 				if err := s.startAppendOnly(); err != nil {

@@ -69,6 +69,10 @@ type command struct {
 	// meta is Redis 7.0.15's metadata of the command (COMMAND INFO and
 	// DOCS); the fields above are set from it by applyRedisMeta.
 	meta *cmdMeta
+	// aclID is the command's bit in ACL selectors, aclCats its categories
+	// (bits in aclCategories order); set by assignACLIDs.
+	aclID   int
+	aclCats uint32
 
 	// statistics (executor-owned)
 	calls, usec, rejected, failed int64
@@ -112,7 +116,7 @@ func register(cmds ...*command) {
 // clone copies the table: each server keeps statistics of its own (tests
 // run several servers in one process).
 func (t commandTable) clone() commandTable {
-	builtinMetaOnce.Do(func() { applyRedisMeta(builtin) })
+	builtinMetaOnce.Do(func() { applyRedisMeta(builtin); assignACLIDs(builtin) })
 	out := make(commandTable, len(t))
 	for name, c := range t {
 		cc := *c

@@ -18,7 +18,7 @@ const maxBatch = 128
 func (s *Server) serveConn(nc net.Conn) {
 	// Configuration can change under CONFIG SET: read it under the executor.
 	s.mu.Lock()
-	keepalive, protected := s.cfg.TCPKeepalive, s.cfg.ProtectedMode && s.cfg.Requirepass == ""
+	keepalive, protected := s.cfg.TCPKeepalive, s.cfg.ProtectedMode && s.acl.def.flags&userNopass != 0
 	maxBulk, maxQuery := s.cfg.ProtoMaxBulkLen, s.cfg.ClientQueryBufferLimit
 	s.mu.Unlock()
 	if tc, ok := nc.(*net.TCPConn); ok {
@@ -54,7 +54,7 @@ func (s *Server) serveConn(nc net.Conn) {
 	c.db = s.dbs[0]
 	// Redis's createClient: a client made while the default user needs
 	// no password is authenticated, and stays so if requirepass is set.
-	c.authed = s.cfg.Requirepass == ""
+	s.setDefaultAuth(c)
 	s.stats.totalConns++
 	c.syncConnView()
 	s.mu.Unlock()

@@ -44,13 +44,26 @@ func (s *Server) processCommand(c *client, argv [][]byte) {
 		c.reject(cmd, msg)
 		return
 	}
-	if s.cfg.Requirepass != "" && !c.authed && cmd.flags&cmdNoAuth == 0 {
+	if !c.authed && cmd.flags&cmdNoAuth == 0 && s.aclDefaultNeedsAuth() {
 		c.reject(cmd, "NOAUTH Authentication required.")
 		return
 	}
 	if c.flags&flagMulti != 0 && cmd.flags&cmdNoMulti != 0 {
 		c.reject(cmd, "ERR Command not allowed inside a transaction")
 		return
+	}
+	// ACL: a user allowed everything (the default one, usually) costs
+	// one flag test.
+	if u := c.user; u != nil && !u.open {
+		if res, pos := s.aclCheck(u, cmd, argv); res != aclOK {
+			ctx := aclCtxToplevel
+			if c.flags&flagMulti != 0 {
+				ctx = aclCtxMulti
+			}
+			s.aclLogDenial(u, c, res, ctx, cmd, argv, pos)
+			c.reject(cmd, aclDenial(res, cmd))
+			return
+		}
 	}
 	// EXEC is judged by the commands it would run (Redis mstate.cmd_flags
 	// and cmd_inv_flags): a state change since they were queued (OOM,

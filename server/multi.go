@@ -89,6 +89,12 @@ func execCommand(c *client, argv [][]byte) {
 	// more replies: its EXEC reply is cut short and the connection closed.
 	cut := -1
 	for _, q := range queued {
+		// the rules may have changed since the command was queued
+		if res, pos := s.aclCheck(c.user, q.cmd, q.argv); res != aclOK {
+			s.aclLogDenial(c.user, c, res, aclCtxMulti, q.cmd, q.argv, pos)
+			c.err("NOPERM ACLs rules changed between the moment the transaction was accumulated and the EXEC call. This command is no longer allowed for the following reason: " + aclExecReason(res))
+			continue
+		}
 		if q.cmd.flags&cmdWrite != 0 {
 			if msg := s.writeRefusal(); msg != "" {
 				c.err(msg)
@@ -207,4 +213,18 @@ func (s *Server) touchAllWatched(emptied, replacedWith *DB) {
 			c.flags |= flagDirtyCAS
 		}
 	}
+}
+
+// aclExecReason is execCommand's reason for a command the ACL rules no
+// longer allow.
+func aclExecReason(res int) string {
+	switch res {
+	case aclDeniedCmd:
+		return "no permission to execute the command or subcommand"
+	case aclDeniedKey:
+		return "no permission to touch the specified keys"
+	case aclDeniedChannel:
+		return "no permission to access one of the channels used as arguments"
+	}
+	return "no permission"
 }

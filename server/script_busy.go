@@ -44,7 +44,7 @@ type scriptRun struct {
 	argv      [][]byte // the caller's command (FUNCTION STATS)
 	libs      int      // library and function counts at start (FUNCTION STATS)
 	funcs     int
-	noAuth    bool // requirepass is set
+	noAuth    bool // the default user needs a password
 	cancel    context.CancelFunc
 	s         *Server
 
@@ -88,7 +88,7 @@ func (s *Server) beginScriptRun(e *luaEngine, c *client, name string, isEval boo
 		isEval:    isEval,
 		name:      name,
 		argv:      rstring.CloneArgv(e.argv),
-		noAuth:    s.cfg.Requirepass != "",
+		noAuth:    s.aclDefaultNeedsAuth(),
 		cancel:    cancel,
 	}
 	if !isEval {

@@ -51,6 +51,9 @@ type luaEngine struct {
 	fnReg *funcEngine
 	// argv is the command running the script (FUNCTION STATS).
 	argv [][]byte
+	// caller is the client running the script (its user is the fake
+	// client's): ACL LOG entries describe it.
+	caller *client
 	// snapshotMs is the running script's start time (0 when idle): keys
 	// expire against it (expireNow).
 	snapshotMs int64
@@ -525,6 +528,8 @@ func (e *luaEngine) exec(c *client, fn *lua.LFunction, name string, isEval bool,
 	L := e.L
 	e.fake.db = c.db
 	e.fake.resp = 2
+	e.fake.user, e.caller = c.user, c
+	defer func() { e.caller = nil }()
 	e.dirty = false
 	e.startOOM = c.flags&flagFake == 0 && e.s.scriptStartOOM()
 	defer L.SetTop(0)
@@ -697,6 +702,13 @@ func (e *luaEngine) redisCall(L *lua.LState, raise bool) int {
 	}
 	if cmd.flags&cmdNoScript != 0 && !s.scriptEngine().denyScriptsOff {
 		return reject("This Redis command is not allowed from script")
+	}
+	// scriptVerifyACL: the commands run as the caller's user
+	if u := e.fake.user; u != nil && !u.open {
+		if res, pos := s.aclCheck(u, cmd, argv); res != aclOK {
+			s.aclLogDenial(u, e.caller, res, aclCtxLua, cmd, argv, pos)
+			return reject(aclScriptDenial(res))
+		}
 	}
 	// may-replicate commands (PUBLISH, ...) count as writes for a read-only
 	// script (Redis scriptVerifyWriteCommandAllow)
@@ -1048,8 +1060,8 @@ func luaSetRepl(L *lua.LState) int {
 	return 0
 }
 
-// aclCheckCmd is redis.acl_check_cmd: the default user, the only one,
-// may run every command on every key.
+// aclCheckCmd is redis.acl_check_cmd: whether the caller's user may run
+// the command given.
 func (e *luaEngine) aclCheckCmd(L *lua.LState) int {
 	n := L.GetTop()
 	if n == 0 {
@@ -1066,11 +1078,27 @@ func (e *luaEngine) aclCheckCmd(L *lua.LState) int {
 			L.Error(luaErrorTable(L, "Lua redis lib command arguments must be strings or integers"), 0)
 		}
 	}
-	if cmd, _ := e.s.lookupCommand(argv); cmd == nil {
+	cmd, _ := e.s.lookupCommand(argv)
+	if cmd == nil {
 		L.Error(luaErrorTable(L, "Invalid command passed to redis.acl_check_cmd()"), 0)
 	}
-	L.Push(lua.LTrue)
+	// no arity check, as Redis: the key extraction copes with a short argv
+	res, _ := e.s.aclCheck(e.fake.user, cmd, argv)
+	L.Push(lua.LBool(res == aclOK))
 	return 1
+}
+
+// aclScriptDenial is scriptVerifyACL's error for a denial.
+func aclScriptDenial(res int) string {
+	switch res {
+	case aclDeniedCmd:
+		return "The user executing the script can't run this command or subcommand"
+	case aclDeniedKey:
+		return "The user executing the script can't access at least one of the keys mentioned in the command arguments"
+	case aclDeniedChannel:
+		return "The user executing the script can't publish to the channel mentioned in the command"
+	}
+	return "The user executing the script is lacking the permissions for the command"
 }
 
 func luaErrorReply(L *lua.LState) int {

@@ -53,9 +53,12 @@ type Server struct {
 	clients   map[int64]*client
 	nextID    atomic.Int64
 	nclients  atomic.Int64
-	// passwordSet mirrors requirepass != "" for the request parser,
-	// which runs outside the executor.
+	// passwordSet mirrors "the default user needs a password" (Redis's
+	// authRequired without the client) for the request parser, which
+	// runs outside the executor.
 	passwordSet atomic.Bool
+	// acl is the ACL users and log (acl.go), under mu.
+	acl aclState
 	// inflight mirrors aof-group-commit-inflight for the network loop.
 	inflight atomic.Int32
 
@@ -161,7 +164,7 @@ func New(cfg *config.Config, log zerolog.Logger) (*Server, error) {
 		exitFn:       os.Exit,
 		activeExpire: true,
 	}
-	s.passwordSet.Store(cfg.Requirepass != "")
+	s.initACL()
 	s.inflight.Store(int32(cfg.AOFGroupCommitInflight))
 	s.stats.errorCounts = map[string]int64{}
 	s.dbs = make([]*DB, cfg.Databases)
