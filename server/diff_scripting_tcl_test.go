@@ -39,7 +39,6 @@ type tclCase struct {
 // they run, and are skipped (with the reason) when they differ.
 var tclKnown = map[string]string{
 	"recursive object":    "the harness cannot read Redis's 7995-deep reply (TestDiffScriptSelfReferencingTable compares it raw)",
-	"acl check":           "only the default user exists (no ACL SETUSER)",
 	"binary code refused": "gopher-lua's 'attempt to call' message does not name the value's type",
 	"pcall":               "gopher-lua's runtime error messages (no variable names, other wording)",
 	"basic":               "DEBUG RELOAD NOFLUSH loads functions that already exist (Redis fails)",
