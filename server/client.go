@@ -75,7 +75,12 @@ type client struct {
 	watched []watchedKey
 
 	channels map[string]struct{}
-	patterns map[string]struct{}
+	// keepOut: spans of out holding pushes that CLIENT REPLY OFF/SKIP
+	// must not drop (applyReplyMode).
+	keepOut [][2]int
+	// shardChannels: SSUBSCRIBE's (Redis pubsubshard_channels).
+	shardChannels map[string]struct{}
+	patterns      map[string]struct{}
 	// patOrder is patterns in subscription order (Redis keeps a list:
 	// PUNSUBSCRIBE without arguments replies in that order).
 	patOrder []string

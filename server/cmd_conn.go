@@ -318,9 +318,9 @@ func (c *client) infoLineOmem(viewer *client, omem int64) string {
 	if omem > 0 {
 		events = "rw"
 	}
-	return fmt.Sprintf("id=%d addr=%s laddr=%s fd=%d name=%s age=%d idle=%d flags=%s db=%d sub=%d psub=%d ssub=0 multi=%d qbuf=%d qbuf-free=%d argv-mem=%d multi-mem=%d rbs=%d rbp=0 obl=0 oll=0 omem=%d tot-mem=%d events=%s cmd=%s user=%s redir=%d resp=%d",
+	return fmt.Sprintf("id=%d addr=%s laddr=%s fd=%d name=%s age=%d idle=%d flags=%s db=%d sub=%d psub=%d ssub=%d multi=%d qbuf=%d qbuf-free=%d argv-mem=%d multi-mem=%d rbs=%d rbp=0 obl=0 oll=0 omem=%d tot-mem=%d events=%s cmd=%s user=%s redir=%d resp=%d",
 		c.id, c.addr, c.laddr, 8+c.id, c.name, int64(now.Sub(c.created).Seconds()), (now.UnixNano()-c.lastInter.Load())/1e9,
-		fl, dbid, len(c.channels), len(c.patterns), multi, qbuf, qfree, c.argvLenSum, multiMem, rbs, omem, c.memoryUsage(omem, rbs, multiMem), events, cmd, user, redir, c.resp)
+		fl, dbid, len(c.channels), len(c.patterns), len(c.shardChannels), multi, qbuf, qfree, c.argvLenSum, multiMem, rbs, omem, c.memoryUsage(omem, rbs, multiMem), events, cmd, user, redir, c.resp)
 }
 
 func clientListCommand(c *client, argv [][]byte) {
@@ -697,8 +697,16 @@ func clientReplyCommand(c *client, argv [][]byte) {
 // command (Redis's prepareClientToWrite and resetClient).
 func (c *client) applyReplyMode(mark int) {
 	if c.flags&(flagReplyOff|flagReplySkip) != 0 && len(c.out) > mark {
-		c.out = c.out[:mark]
+		// Pushes (keepOut) stay, moved down over what is dropped.
+		kept := c.out[:mark]
+		for _, sp := range c.keepOut {
+			if sp[0] >= mark {
+				kept = append(kept, c.out[sp[0]:sp[1]]...)
+			}
+		}
+		c.out = kept
 	}
+	c.keepOut = c.keepOut[:0]
 	c.flags &^= flagReplySkip
 	if c.flags&flagReplySkipNext != 0 {
 		c.flags |= flagReplySkip

@@ -216,7 +216,7 @@ func (s *Server) genInfo(want map[string]bool) string {
 		f("keyspace_misses", st.keyspaceMisses)
 		f("pubsub_channels", len(s.pubsub.channels))
 		f("pubsub_patterns", len(s.pubsub.patterns))
-		f("pubsubshard_channels", 0)
+		f("pubsubshard_channels", len(s.pubsub.shardChannels))
 		f("latest_fork_usec", s.persist.latestForkUsec.Load())
 		f("total_forks", s.persist.totalForks.Load())
 		f("migrate_cached_sockets", 0)

@@ -11,6 +11,9 @@ import (
 type pubsubState struct {
 	channels map[string]map[*client]struct{}
 	patterns map[string]map[*client]struct{}
+	// shardChannels: SSUBSCRIBE's channels (Redis pubsubshard_channels),
+	// a namespace of their own that patterns never match.
+	shardChannels map[string]map[*client]struct{}
 	// notifyFlags caches notify-keyspace-events as NOTIFY_* bits
 	// (notifyUnknown until first used; see notify.go).
 	notifyFlags int
@@ -19,6 +22,7 @@ type pubsubState struct {
 func (p *pubsubState) init() {
 	p.channels = map[string]map[*client]struct{}{}
 	p.patterns = map[string]map[*client]struct{}{}
+	p.shardChannels = map[string]map[*client]struct{}{}
 	p.notifyFlags = notifyUnknown
 }
 
@@ -36,21 +40,39 @@ func init() {
 		&command{name: "pubsub|channels", arity: -2, flags: cmdPubSub | cmdLoading | cmdStale, proc: pubsubChannelsCommand, group: "pubsub", summary: "List active channels", since: "2.8.0", acl: []string{"@pubsub", "@slow"}},
 		&command{name: "pubsub|numsub", arity: -2, flags: cmdPubSub | cmdLoading | cmdStale, proc: pubsubNumsubCommand, group: "pubsub", summary: "Get the count of subscribers for channels", since: "2.8.0", acl: []string{"@pubsub", "@slow"}},
 		&command{name: "pubsub|numpat", arity: 2, flags: cmdPubSub | cmdLoading | cmdStale, proc: pubsubNumpatCommand, group: "pubsub", summary: "Get the count of unique patterns pattern subscriptions", since: "2.8.0", acl: []string{"@pubsub", "@slow"}},
+		&command{name: "pubsub|shardchannels", arity: -2, flags: cmdPubSub | cmdLoading | cmdStale, proc: pubsubShardChannelsCommand, group: "pubsub", summary: "List active shard channels", since: "7.0.0", acl: []string{"@pubsub", "@slow"}},
+		&command{name: "pubsub|shardnumsub", arity: -2, flags: cmdPubSub | cmdLoading | cmdStale, proc: pubsubShardNumsubCommand, group: "pubsub", summary: "Get the count of subscribers for shard channels", since: "7.0.0", acl: []string{"@pubsub", "@slow"}},
+		ps("ssubscribe", -2, 1, -1, ssubscribeCommand, "Listen for messages published to the given shard channels", "7.0.0"),
+		ps("sunsubscribe", -1, 1, -1, sunsubscribeCommand, "Stop listening for messages posted to the given shard channels", "7.0.0"),
+		// SPUBLISH of a server without cluster is PUBLISH to the shard
+		// namespace (Redis spublishCommand).
+		&command{name: "spublish", arity: 3, flags: cmdPubSub | cmdLoading | cmdStale | cmdFast | cmdMayReplicate, firstKey: 1, lastKey: 1, step: 1, proc: spublishCommand, group: "pubsub", summary: "Post a message to a shard channel", since: "7.0.0", acl: []string{"@pubsub", "@fast"}},
 		&command{name: "pubsub|help", arity: 2, flags: cmdLoading | cmdStale, proc: pubsubHelpCommand, group: "pubsub", summary: "Show helpful text about the different subcommands", since: "6.2.0", acl: []string{"@slow"}},
 	)
 }
 
+// subCount is Redis's clientSubscriptionsCount: the count (P)SUBSCRIBE
+// and (P)UNSUBSCRIBE reply, which leaves shard channels out.
 func (c *client) subCount() int { return len(c.channels) + len(c.patterns) }
+
+// totalSubCount counts shard channels too: the client stays in pub/sub
+// mode while it is not zero (clientTotalPubSubSubscriptionCount).
+func (c *client) totalSubCount() int { return c.subCount() + len(c.shardChannels) }
 
 func (c *client) enterPubSub() {
 	if c.flags&flagPubSub == 0 {
 		c.flags |= flagPubSub
 		c.setPubSubOut(true)
 		c.goAsync()
+		c.keepOut = c.keepOut[:0] // what they marked has left c.out
 	}
 }
 
+// pubsubReply is a (un)subscription notification: a push, which CLIENT
+// REPLY OFF/SKIP do not silence (Redis's CLIENT_PUSHING), so under them
+// applyReplyMode is told to keep it.
 func (c *client) pubsubReply(kind string, name []byte, count int) {
+	start := len(c.out)
 	c.pushLen(3)
 	c.bulkString(kind)
 	if name == nil {
@@ -59,6 +81,9 @@ func (c *client) pubsubReply(kind string, name []byte, count int) {
 		c.bulk(name)
 	}
 	c.integer(int64(count))
+	if c.flags&(flagReplyOff|flagReplySkip) != 0 {
+		c.keepOut = append(c.keepOut, [2]int{start, len(c.out)})
+	}
 }
 
 func subscribeCommand(c *client, argv [][]byte) {
@@ -66,22 +91,47 @@ func subscribeCommand(c *client, argv [][]byte) {
 		c.err("ERR SUBSCRIBE isn't allowed for a DENY BLOCKING client")
 		return
 	}
-	s := c.srv
-	if c.channels == nil {
-		c.channels = map[string]struct{}{}
+	subscribeChannels(c, argv[1:], false)
+}
+
+// ssubscribeCommand: unlike SUBSCRIBE, Redis 7.0 makes no exception for
+// a transaction: inside EXEC it is refused.
+func ssubscribeCommand(c *client, argv [][]byte) {
+	if !c.srv.canBlock(c) {
+		c.err("ERR SSUBSCRIBE isn't allowed for a DENY BLOCKING client")
+		return
 	}
-	for _, ch := range argv[1:] {
+	subscribeChannels(c, argv[1:], true)
+}
+
+// subscribeChannels is pubsubSubscribeChannel for each name, in the
+// global or the shard namespace, each acknowledged with the count of its
+// own kind.
+func subscribeChannels(c *client, names [][]byte, shard bool) {
+	s := c.srv
+	set, reg, kind := &c.channels, s.pubsub.channels, "subscribe"
+	if shard {
+		set, reg, kind = &c.shardChannels, s.pubsub.shardChannels, "ssubscribe"
+	}
+	if *set == nil {
+		*set = map[string]struct{}{}
+	}
+	for _, ch := range names {
 		name := string(ch)
-		if _, ok := c.channels[name]; !ok {
-			c.channels[name] = struct{}{}
-			m := s.pubsub.channels[name]
+		if _, ok := (*set)[name]; !ok {
+			(*set)[name] = struct{}{}
+			m := reg[name]
 			if m == nil {
 				m = map[*client]struct{}{}
-				s.pubsub.channels[name] = m
+				reg[name] = m
 			}
 			m[c] = struct{}{}
 		}
-		c.pubsubReply("subscribe", ch, c.subCount())
+		count := c.subCount()
+		if shard {
+			count = len(c.shardChannels)
+		}
+		c.pubsubReply(kind, ch, count)
 	}
 	c.enterPubSub()
 }
@@ -112,16 +162,26 @@ func psubscribeCommand(c *client, argv [][]byte) {
 	c.enterPubSub()
 }
 
-func (s *Server) unsubscribeOne(c *client, name string, pattern bool) bool {
+// The three subscription namespaces.
+const (
+	subChannel = iota
+	subPattern
+	subShard
+)
+
+func (s *Server) unsubscribeOne(c *client, name string, kind int) bool {
 	set, reg := c.channels, s.pubsub.channels
-	if pattern {
+	switch kind {
+	case subPattern:
 		set, reg = c.patterns, s.pubsub.patterns
+	case subShard:
+		set, reg = c.shardChannels, s.pubsub.shardChannels
 	}
 	if _, ok := set[name]; !ok {
 		return false
 	}
 	delete(set, name)
-	if pattern {
+	if kind == subPattern {
 		for i, p := range c.patOrder {
 			if p == name {
 				c.patOrder = append(c.patOrder[:i:i], c.patOrder[i+1:]...)
@@ -138,17 +198,29 @@ func (s *Server) unsubscribeOne(c *client, name string, pattern bool) bool {
 	return true
 }
 
-func unsubscribeGeneric(c *client, argv [][]byte, pattern bool) {
+var unsubscribeKinds = [...]string{subChannel: "unsubscribe", subPattern: "punsubscribe", subShard: "sunsubscribe"}
+
+func unsubscribeGeneric(c *client, argv [][]byte, kind int) {
 	s := c.srv
-	kind := "unsubscribe"
 	set := c.channels
-	if pattern {
-		kind = "punsubscribe"
+	switch kind {
+	case subPattern:
 		set = c.patterns
+	case subShard:
+		set = c.shardChannels
 	}
+	// Each reply counts the subscriptions of its own kind: shard channels
+	// apart, channels and patterns together.
+	count := func() int {
+		if kind == subShard {
+			return len(c.shardChannels)
+		}
+		return c.subCount()
+	}
+	name := unsubscribeKinds[kind]
 	if len(argv) == 1 {
 		names := make([]string, 0, len(set))
-		if pattern {
+		if kind == subPattern {
 			names = append(names, c.patOrder...)
 		} else {
 			for n := range set {
@@ -157,34 +229,38 @@ func unsubscribeGeneric(c *client, argv [][]byte, pattern bool) {
 			sort.Strings(names)
 		}
 		if len(names) == 0 {
-			c.pubsubReply(kind, nil, c.subCount())
+			c.pubsubReply(name, nil, count())
 		}
 		for _, n := range names {
-			s.unsubscribeOne(c, n, pattern)
-			c.pubsubReply(kind, []byte(n), c.subCount())
+			s.unsubscribeOne(c, n, kind)
+			c.pubsubReply(name, []byte(n), count())
 		}
 	} else {
 		for _, n := range argv[1:] {
-			s.unsubscribeOne(c, string(n), pattern)
-			c.pubsubReply(kind, n, c.subCount())
+			s.unsubscribeOne(c, string(n), kind)
+			c.pubsubReply(name, n, count())
 		}
 	}
-	if c.subCount() == 0 && c.flags&flagPubSub != 0 {
+	if c.totalSubCount() == 0 && c.flags&flagPubSub != 0 {
 		c.flags &^= flagPubSub
 		c.setPubSubOut(false)
 	}
 }
 
-func unsubscribeCommand(c *client, argv [][]byte)  { unsubscribeGeneric(c, argv, false) }
-func punsubscribeCommand(c *client, argv [][]byte) { unsubscribeGeneric(c, argv, true) }
+func unsubscribeCommand(c *client, argv [][]byte)  { unsubscribeGeneric(c, argv, subChannel) }
+func punsubscribeCommand(c *client, argv [][]byte) { unsubscribeGeneric(c, argv, subPattern) }
+func sunsubscribeCommand(c *client, argv [][]byte) { unsubscribeGeneric(c, argv, subShard) }
 
 // pubsubUnsubscribeAll drops c's subscriptions (RESET, freeClient).
 func (s *Server) pubsubUnsubscribeAll(c *client) {
 	for n := range c.channels {
-		s.unsubscribeOne(c, n, false)
+		s.unsubscribeOne(c, n, subChannel)
 	}
 	for n := range c.patterns {
-		s.unsubscribeOne(c, n, true)
+		s.unsubscribeOne(c, n, subPattern)
+	}
+	for n := range c.shardChannels {
+		s.unsubscribeOne(c, n, subShard)
 	}
 	if c.pubsubOut {
 		c.setPubSubOut(false)
@@ -242,14 +318,47 @@ func publishCommand(c *client, argv [][]byte) {
 	c.integer(int64(c.srv.publish(argv[1], argv[2])))
 }
 
+// spublish delivers a message to the subscribers of a shard channel
+// ("smessage"; patterns do not see shard channels).
+func (s *Server) spublish(channel, msg []byte) int {
+	m := s.pubsub.shardChannels[bstr(channel)]
+	if m == nil {
+		return 0
+	}
+	tail := []byte("\r\n")
+	var h [4][]byte
+	for c := range m {
+		if h[c.resp] == nil {
+			h[c.resp] = appendPushLen(nil, c.resp, 3)
+			h[c.resp] = redcon.AppendBulkString(h[c.resp], "smessage")
+			h[c.resp] = redcon.AppendBulk(h[c.resp], channel)
+			h[c.resp] = appendBulkHeader(h[c.resp], len(msg))
+		}
+		c.pushParts(h[c.resp], msg, tail)
+	}
+	return len(m)
+}
+
+func spublishCommand(c *client, argv [][]byte) {
+	c.integer(int64(c.srv.spublish(argv[1], argv[2])))
+}
+
 func pubsubChannelsCommand(c *client, argv [][]byte) {
-	s := c.srv
+	channelList(c, argv, c.srv.pubsub.channels)
+}
+
+func pubsubShardChannelsCommand(c *client, argv [][]byte) {
+	channelList(c, argv, c.srv.pubsub.shardChannels)
+}
+
+// channelList answers PUBSUB CHANNELS / SHARDCHANNELS [pattern].
+func channelList(c *client, argv [][]byte, reg map[string]map[*client]struct{}) {
 	if len(argv) > 3 {
 		c.err(subcommandSyntaxError(argv)) // addReplySubcommandSyntaxError
 		return
 	}
 	var out []string
-	for n := range s.pubsub.channels {
+	for n := range reg {
 		if len(argv) == 3 && !rstring.Match(argv[2], n, false) {
 			continue
 		}
@@ -263,11 +372,19 @@ func pubsubChannelsCommand(c *client, argv [][]byte) {
 }
 
 func pubsubNumsubCommand(c *client, argv [][]byte) {
-	s := c.srv
+	numsub(c, argv, c.srv.pubsub.channels)
+}
+
+func pubsubShardNumsubCommand(c *client, argv [][]byte) {
+	numsub(c, argv, c.srv.pubsub.shardChannels)
+}
+
+// numsub answers PUBSUB NUMSUB / SHARDNUMSUB [channel ...].
+func numsub(c *client, argv [][]byte, reg map[string]map[*client]struct{}) {
 	c.arrayLen((len(argv) - 2) * 2)
 	for _, n := range argv[2:] {
 		c.bulk(n)
-		c.integer(int64(len(s.pubsub.channels[bstr(n)])))
+		c.integer(int64(len(reg[bstr(n)])))
 	}
 }
 
