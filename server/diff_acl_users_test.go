@@ -224,3 +224,37 @@ func TestDiffACLPermissions(t *testing.T) {
 		cmd("CONFIG", "SET", "requirepass", ""),
 	})
 }
+
+// acl.tcl's channel cases: publishing and subscribing to a subset of
+// channels, in MULTI too, and subscribers closed when their channels are
+// revoked.
+func TestDiffACLChannels(t *testing.T) {
+	p := newDiffPair(t)
+	c2 := func(args ...string) []string { return conn2(args...) }
+	p.runACL([][]string{
+		cmd("ACL", "SETUSER", "psuser", "on", ">pspass", "+acl", "+client", "+@pubsub", "+multi", "+discard"),
+		c2("AUTH", "psuser", "pspass"),
+		c2("PUBLISH", "foo", "bar"),
+		cmd("ACL", "SETUSER", "psuser", "resetchannels", "&foo:1", "&bar:*"),
+		c2("PUBLISH", "foo:1", "m"), c2("PUBLISH", "bar:2", "m"), c2("PUBLISH", "zap:3", "m"),
+		c2("MULTI"), c2("PUBLISH", "notexists", "m"), c2("SUBSCRIBE", "notexists", "foo:1"),
+		c2("PSUBSCRIBE", "notexists:*", "bar:*"), c2("DISCARD"),
+		cmd("ACL", "SETUSER", "hpuser", "on", "nopass", "resetchannels", "&foo", "+@all"),
+		aclNorm("ACL", "LIST"),
+		cmd("ACL", "DRYRUN", "psuser", "subscribe", "foo:1", "zap:3"),
+		cmd("ACL", "DRYRUN", "psuser", "psubscribe", "bar:*"), cmd("ACL", "DRYRUN", "psuser", "psubscribe", "bar:baz"),
+		c2("SUBSCRIBE", "foo:1"), c2("SUBSCRIBE", "zap:3"), c2("PSUBSCRIBE", "bar:*"), c2("PSUBSCRIBE", "bar:baz"),
+		// a superset keeps the subscriber
+		cmd("ACL", "SETUSER", "psuser", "resetchannels", "&foo:1", "&bar:*", "&baz"),
+		c2("PING"),
+		// revoking its channel closes it
+		cmd("ACL", "SETUSER", "psuser", "resetchannels"),
+	})
+	oc, rc := p.conn(1)
+	for _, c := range []*respConn{oc, rc} {
+		c.send("PING")
+		if raw, err := readRaw(c.br); err == nil {
+			t.Errorf("the revoked subscriber still answers: %q", raw)
+		}
+	}
+}
