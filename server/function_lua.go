@@ -125,6 +125,7 @@ func newFuncEngine(s *Server) *funcEngine {
 	L.SetMetatable(env, mt)
 	e.protected[env] = func() *lua.LTable { return fe.cur }
 	e.env = env
+	L.Env = env // for the chunks loadstring makes
 	fe.globals.RawSetString("_G", env)
 	// what EVAL has and functions do not
 	fe.globals.RawSetString("__redis__err__handler", lua.LNil)
