@@ -188,7 +188,7 @@ func (s *Server) setGeneric(c *client, flags int, key, val, exp []byte, name str
 		}
 		return
 	}
-	s.setKey(c.db, key, newStringEntry(val), flags&setKEEPTTL != 0)
+	s.setKey(c.db, key, s.newString(val), flags&setKEEPTTL != 0)
 	s.dirty++
 	s.signalModifiedKey(c.db, key)
 	s.notify(notifyString, "set", key, c.db.id)

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // Eviction: Redis 7.0's evict.c (performEvictions, the 16-entry eviction
@@ -137,6 +138,8 @@ type evictState struct {
 	// bytes live in touchedKeys so that a record outlives argv.
 	touched     []memTouch
 	touchedKeys []byte
+
+	vpool valuePool // evicted values' buffers, for new ones
 
 	peak       int64     // used_memory_peak
 	loadSeen   time.Time // persist.loadStart last recounted after
@@ -723,7 +726,14 @@ func (s *Server) evictCycle(toFree int64) int {
 func (s *Server) evictKey(db *DB, key []byte) {
 	k := cloneBytes(key)
 	t0 := monoNow()
-	s.deleteKeyLazy(db, k, s.cfg.LazyfreeLazyEviction)
+	if s.cfg.LazyfreeLazyEviction {
+		s.deleteKeyLazy(db, k, true)
+	} else {
+		s.beforeModify(db, bstr(k))
+		if old, ok := s.removeKeyValue(db, bstr(k)); ok {
+			s.recycleValue(old)
+		}
+	}
 	s.latency.maybeAdd("eviction-del", time.Duration(monoNow()-t0), s.cfg.LatencyMonitorThreshold)
 	s.stats.evictedKeys++
 	s.signalModifiedKey(db, k)
@@ -818,4 +828,66 @@ func (s *Server) evictExceededTimes() (total, current int64) {
 		cur = time.Duration(monoNow() - s.ev.exceededAt)
 	}
 	return (s.ev.exceededTotal + cur).Milliseconds(), cur.Milliseconds()
+}
+
+// A cache evicts a value for (about) every value it is given: without
+// recycling, each evicted buffer is garbage until the next GC, and with
+// the runtime's limit only a few MB above the live heap (memLimitFor) that
+// garbage is what sets how often the GC runs. So evictKey keeps the
+// buffers of evicted plain strings and SET's new values take them
+// (Server.newString), like a malloc reusing a freed chunk. This is safe
+// only while nothing else refers to the evicted bytes: entries are never
+// shared between keys, replies copy, and only a snapshot's staged
+// references (snapRef) and a replica's diskless transfer outlive a
+// command, so nothing is recycled while one runs. Only buffers that
+// newStringEntry made for the entry (metaOwnBit) are taken.
+const (
+	valPoolMin   = 128      // smaller values share their size classes with small objects
+	valPoolMax   = 32 << 10 // the largest small size class
+	valPoolBytes = 64 << 10 // kept at most, in all (not counted in used_memory)
+)
+
+// valuePool holds recycled value buffers by size class.
+type valuePool struct {
+	bufs  [len(goSizeClasses)][][]byte
+	bytes int
+}
+
+func sizeClassIndex(n int) int { return sort.SearchInts(goSizeClasses[:], n) }
+
+// recycleValue keeps an evicted value's buffer for reuse, if it may.
+func (s *Server) recycleValue(e entry) {
+	if e.meta&(metaOwnBit|metaRawBit) != metaOwnBit || e.typ() != typString {
+		return
+	}
+	n := int(e.meta & metaLenMask)
+	vp := &s.ev.vpool
+	if n < valPoolMin || n > valPoolMax || vp.bytes+n > valPoolBytes || s.snap != nil || s.childActive() {
+		return
+	}
+	i := sizeClassIndex(n)
+	vp.bufs[i] = append(vp.bufs[i], unsafe.Slice((*byte)(e.ptr), n))
+	vp.bytes += n
+}
+
+// newString is newStringEntry on a recycled buffer of v's size class when
+// there is one.
+func (s *Server) newString(v []byte) entry {
+	n := len(v)
+	vp := &s.ev.vpool
+	if vp.bytes == 0 || n < valPoolMin || n > valPoolMax {
+		return newStringEntry(v)
+	}
+	i := sizeClassIndex(n)
+	bufs := vp.bufs[i]
+	k := len(bufs) - 1
+	if k < 0 || len(bufs[k]) < n {
+		return newStringEntry(v)
+	}
+	b := bufs[k]
+	bufs[k] = nil
+	vp.bufs[i] = bufs[:k]
+	vp.bytes -= len(b)
+	copy(b, v)
+	return entry{ptr: unsafe.Pointer(unsafe.SliceData(b)), meta: uint64(n) | uint64(typString)<<metaTypShift | metaOwnBit}
 }

@@ -162,9 +162,15 @@ func (s *Server) signalCreated(db *DB, key []byte, v entry) {
 // removeKey deletes key and its TTL. The snapshot hook must already have
 // run (beforeModify).
 func (s *Server) removeKey(db *DB, key string) bool {
+	_, ok := s.removeKeyValue(db, key)
+	return ok
+}
+
+// removeKeyValue is removeKey returning the value it removed.
+func (s *Server) removeKeyValue(db *DB, key string) (entry, bool) {
 	old, ok := db.keys.Delete(key)
 	if !ok {
-		return false
+		return old, false
 	}
 	s.memRemove(db, key, old)
 	if s.blocking.n > 0 && old.typ() == typStream {
@@ -175,7 +181,7 @@ func (s *Server) removeKey(db *DB, key string) bool {
 	if db.expires.Len() > 0 {
 		db.expires.Delete(key)
 	}
-	return true
+	return old, true
 }
 
 // deleteKey removes a live or expired key; it reports whether a key was

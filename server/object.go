@@ -26,7 +26,8 @@ var typeNames = [...]string{"string", "list", "set", "zset", "hash", "stream"}
 // For collections ptr points at *listObj, *setObj, *zsetObj or *hashObj.
 //
 // meta layout (bits): [0,32) string length; [32,36) type; 36 snapshot mark;
-// 37 raw-string flag; 38 no-int flag; [40,64) LRU clock in seconds (24 bits, as Redis).
+// 37 raw-string flag; 38 no-int flag; 39 owned-buffer flag; [40,64) LRU
+// clock in seconds (24 bits, as Redis).
 type entry struct {
 	ptr  unsafe.Pointer
 	meta uint64
@@ -38,6 +39,11 @@ const (
 	metaSnapBit  = 1 << 36
 	metaRawBit   = 1 << 37
 	metaNoIntBit = 1 << 38 // a number stored as "embstr" (INCRBYFLOAT results)
+	// metaOwnBit: ptr is the start of a buffer of at least the length that
+	// newStringEntry allocated for this entry alone (not a slice of a
+	// loaded or parsed buffer), so that an evicted value may be recycled
+	// (valuePool). Entries are never shared between keys (COPY clones).
+	metaOwnBit   = 1 << 39
 	metaLRUShift = 40
 	lruMask      = 1<<24 - 1
 )
@@ -84,7 +90,7 @@ func newStringEntry(v []byte) entry {
 		copy(b, v)
 		p = unsafe.Pointer(unsafe.SliceData(b))
 	}
-	return entry{ptr: p, meta: uint64(len(v)) | uint64(typString)<<metaTypShift}
+	return entry{ptr: p, meta: uint64(len(v)) | uint64(typString)<<metaTypShift | metaOwnBit}
 }
 
 // newStringEntryOwned stores b without copying; b must not be used afterwards.
