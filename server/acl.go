@@ -1077,6 +1077,11 @@ func (s *Server) killPubsubClientsIfNeeded(nu, orig *aclUser, cur *client) {
 				kill = true
 			}
 		}
+		for ch := range cl.shardChannels {
+			if !aclChannelAllowed(upcoming, []byte(ch), false) {
+				kill = true
+			}
+		}
 		if kill {
 			if cl == cur {
 				cl.flags |= flagCloseAfterReply

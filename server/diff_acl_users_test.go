@@ -258,3 +258,21 @@ func TestDiffACLChannels(t *testing.T) {
 		}
 	}
 }
+
+// A shard-channel subscriber is closed too when its channel is revoked.
+func TestDiffACLShardSubscriberRevoked(t *testing.T) {
+	p := newDiffPair(t)
+	p.runACL([][]string{
+		cmd("ACL", "SETUSER", "psuser", "on", ">pspass", "+@pubsub", "resetchannels", "&foo:1", "&orders"),
+		shape(mConn2, "HELLO", "3", "AUTH", "psuser", "pspass", "SETNAME", "x"),
+		conn2("SSUBSCRIBE", "orders"), conn2("SPUBLISH", "nope", "m"),
+		cmd("ACL", "SETUSER", "psuser", "resetchannels", "&foo:1"),
+	})
+	oc, rc := p.conn(1)
+	for _, c := range []*respConn{oc, rc} {
+		c.send("PING")
+		if raw, err := readRaw(c.br); err == nil {
+			t.Errorf("the revoked shard subscriber still answers: %q", raw)
+		}
+	}
+}
