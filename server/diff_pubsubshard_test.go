@@ -224,3 +224,47 @@ func TestDiffPubSubReplyOff(t *testing.T) {
 	pc.on(0, 1, "SSUBSCRIBE", "s")
 	pc.on(0, 1, "PING")
 }
+
+// pubsub.tcl's "publish to self inside multi / inside script" and
+// "unsubscribe inside multi, and publish to self" (RESP3), compared as
+// the raw byte stream: Redis 7.0.15 writes the message where the publish
+// runs, inside EXEC's array.
+func TestDiffPublishToSelf(t *testing.T) {
+	p := newDiffPair3(t)
+	oc, rc := p.conn(0)
+	// stream sends cmds and a PING marker, and returns everything read
+	// up to the marker's reply.
+	stream := func(c *respConn, cmds [][]string) string {
+		for _, a := range cmds {
+			c.send(a...)
+		}
+		c.send("PING", "end-of-case")
+		var sb strings.Builder
+		for {
+			r := c.read()
+			if r == "$11\r\nend-of-case\r\n" {
+				return sb.String()
+			}
+			sb.WriteString(r)
+		}
+	}
+	for _, tc := range []struct {
+		cmds [][]string
+	}{
+		{[][]string{{"SUBSCRIBE", "foo"}, {"MULTI"}, {"PING", "abc"}, {"PUBLISH", "foo", "bar"},
+			{"PUBLISH", "foo", "vaz"}, {"PING", "def"}, {"EXEC"}}},
+		{[][]string{{"EVAL", "redis.call('ping','abc') redis.call('publish','foo','bar') " +
+			"redis.call('publish','foo','vaz') redis.call('ping','def') return 'bla'", "0"}}},
+		{[][]string{{"SUBSCRIBE", "bar", "baz"}, {"MULTI"}, {"PING", "abc"}, {"UNSUBSCRIBE", "bar"},
+			{"UNSUBSCRIBE", "baz"}, {"PING", "def"}, {"EXEC"}, {"PUBLISH", "foo", "vaz"}}},
+		// its own keyspace events, and a shard message, in EXEC
+		{[][]string{{"CONFIG", "SET", "notify-keyspace-events", "KEA"}, {"PSUBSCRIBE", "__key*"},
+			{"SSUBSCRIBE", "s"}, {"MULTI"}, {"SET", "k", "v"}, {"SPUBLISH", "s", "m"}, {"EXEC"}}},
+		// under CLIENT REPLY OFF only the message is sent
+		{[][]string{{"CLIENT", "REPLY", "OFF"}, {"PUBLISH", "foo", "off"}, {"CLIENT", "REPLY", "ON"}}},
+	} {
+		if got, want := stream(oc, tc.cmds), stream(rc, tc.cmds); got != want {
+			t.Fatalf("%q:\n ours:  %q\n redis: %q", tc.cmds, got, want)
+		}
+	}
+}

@@ -283,7 +283,7 @@ func (s *Server) publish(channel, msg []byte) int {
 				h[c.resp] = redcon.AppendBulk(h[c.resp], channel)
 				h[c.resp] = appendBulkHeader(h[c.resp], len(msg))
 			}
-			c.pushParts(h[c.resp], msg, tail)
+			s.deliverMessage(c, h[c.resp], msg, tail)
 			n++
 		}
 	}
@@ -300,11 +300,28 @@ func (s *Server) publish(channel, msg []byte) int {
 				h[c.resp] = redcon.AppendBulk(h[c.resp], channel)
 				h[c.resp] = appendBulkHeader(h[c.resp], len(msg))
 			}
-			c.pushParts(h[c.resp], msg, tail)
+			s.deliverMessage(c, h[c.resp], msg, tail)
 			n++
 		}
 	}
 	return n
+}
+
+// deliverMessage hands a message to subscriber c. To the client whose
+// command publishes it (a PUBLISH to self in EXEC or a script, its own
+// keyspace events), it goes behind the reply being built, where Redis
+// writes it into the same buffer: between EXEC's elements, before a
+// script's result. Like every push it survives CLIENT REPLY OFF/SKIP.
+func (s *Server) deliverMessage(c *client, h, msg, tail []byte) {
+	if c != s.curClient && c != s.tracking.outClient {
+		c.pushParts(h, msg, tail)
+		return
+	}
+	start := len(c.out)
+	c.out = append(append(append(c.out, h...), msg...), tail...)
+	if c.flags&(flagReplyOff|flagReplySkip) != 0 {
+		c.keepOut = append(c.keepOut, [2]int{start, len(c.out)})
+	}
 }
 
 // appendBulkHeader appends "$<n>\r\n", a bulk string's header.
@@ -334,7 +351,7 @@ func (s *Server) spublish(channel, msg []byte) int {
 			h[c.resp] = redcon.AppendBulk(h[c.resp], channel)
 			h[c.resp] = appendBulkHeader(h[c.resp], len(msg))
 		}
-		c.pushParts(h[c.resp], msg, tail)
+		s.deliverMessage(c, h[c.resp], msg, tail)
 	}
 	return len(m)
 }
