@@ -15,7 +15,10 @@ import (
 func (a *AOF) InstallOffline(tmp string, rdbBase bool) error {
 	a.manMu.Lock()
 	defer a.manMu.Unlock()
+	// The server made the directory before the child started; it may
+	// have gone since.
 	if err := a.fsys.MkdirAll(a.aofDir); err != nil {
+		a.log.Warn().Msgf("Can't open or create append-only dir %s: %s", a.opt.DirName, Strerror(err))
 		return fmt.Errorf("aof: Can't open or create append-only dir %s: %w", a.opt.DirName, err)
 	}
 	nm, base := a.man.AfterRewriteAOFOff(a.opt.FileName, rdbBase)

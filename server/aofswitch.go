@@ -68,6 +68,14 @@ func (s *Server) startRewriteOffline() error {
 	if s.childActive() {
 		return errors.New("child active")
 	}
+	// As Redis's rewriteAppendOnlyFileBackground, the AOF directory is
+	// made before the child starts, and a failure fails BGREWRITEAOF (not
+	// the install, after the child's work and a "success" line).
+	if err := s.fsys().MkdirAll(absPath(s.cfg.Dir, s.cfg.AppendDirname)); err != nil {
+		s.log.Warn().Msgf("Can't open or create append-only dir %s: %s", s.cfg.AppendDirname, errnoText(err))
+		s.persist.lastRewriteOK = false
+		return err
+	}
 	a, err := aof.Open(s.aofOptions())
 	if err != nil {
 		return err

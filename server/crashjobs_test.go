@@ -1,0 +1,481 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aofserver/aofserver/config"
+	"github.com/aofserver/aofserver/fsx"
+)
+
+// The persistence jobs on a crash-simulating file system: the server runs
+// on an fsx.CrashFS with its snapshot writer in process (inProcChild), and
+// a workload runs SAVE, BGSAVE, BGREWRITEAOF (with its temp base) and
+// CONFIG REWRITE between acknowledged writes. The loops then, for every
+// operation i the workload makes on the file system,
+//   - fail op i once: the reply and the log are Redis's for that failure,
+//     the server goes on (the final SAVE and, with the AOF on,
+//     BGREWRITEAOF succeed), and the directory left loads with every
+//     acknowledged write;
+//   - cut the power just before op i: a server started on what was
+//     durable then loads it, with every write acknowledged by then, and
+//     the config file is the old one or the new one (the new one if
+//     CONFIG REWRITE had replied +OK).
+// The aof package's own loops cover the AOF's writes op by op; these cover
+// the jobs that write the rest of the directory through the server.
+
+const crashJobsConf = "# crash loop\nslowlog-max-len 128\n"
+
+// crashJobs is one configuration of the loops.
+type crashJobs struct {
+	t     *testing.T
+	dir   string // the data dir, also holding the config file
+	conf  string
+	aofOn bool
+}
+
+// jobsOutcome is what a workload run acknowledged.
+type jobsOutcome struct {
+	mu         sync.Mutex
+	acked      []string // keys whose value must survive a crash
+	confAcked  bool     // CONFIG REWRITE replied +OK
+	exited     bool     // the server called exit (a fatal AOF error)
+	exitSnap   *fsx.CrashFS
+	exitAcked  []string
+	exitConfOK bool
+}
+
+func (o *jobsOutcome) ack(keys ...string) {
+	o.mu.Lock()
+	o.acked = append(o.acked, keys...)
+	o.mu.Unlock()
+}
+
+func (o *jobsOutcome) snapshot() ([]string, bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return slices.Clone(o.acked), o.confAcked
+}
+
+// newFS returns a CrashFS holding the data dir and the config file, durably.
+func (cj *crashJobs) newFS() *fsx.CrashFS {
+	c := fsx.NewCrashFS()
+	if err := c.MkdirAll(cj.dir); err != nil {
+		cj.t.Fatal(err)
+	}
+	if err := fsx.WriteFileAtomic(c, cj.conf, []byte(crashJobsConf)); err != nil {
+		cj.t.Fatal(err)
+	}
+	return c
+}
+
+// start starts a server on c, its config read from c's config file (and
+// side file); out, when not nil, records a call to exit.
+func (cj *crashJobs) start(c *fsx.CrashFS, out *jobsOutcome) (*Server, *lockedBuffer, error) {
+	// config.Load reads the real file: mirror c's into the real dir.
+	for _, p := range []string{cj.conf, config.SidePath(cj.conf)} {
+		data, err := c.ReadAll(p)
+		switch {
+		case err == nil:
+			if err := os.WriteFile(p, data, 0o644); err != nil {
+				cj.t.Fatal(err)
+			}
+		case errors.Is(err, fs.ErrNotExist):
+			if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				cj.t.Fatal(err)
+			}
+		default:
+			cj.t.Fatal(err)
+		}
+	}
+	aofOn := "no"
+	if cj.aofOn {
+		aofOn = "yes"
+	}
+	cfg, err := config.Load(cj.conf, []string{"--port", "0", "--bind", "127.0.0.1", "--dir", cj.dir, "--save", "",
+		"--appendonly", aofOn, "--appendfsync", "always", "--hz", "100"}, nil)
+	if err != nil {
+		return nil, nil, fmt.Errorf("config: %w", err)
+	}
+	logs := &lockedBuffer{}
+	s, err := New(cfg, NewLogger(logs, "notice", ""))
+	if err != nil {
+		return nil, nil, err
+	}
+	s.testFS = c
+	s.persist.inProcChild = true
+	s.exitFn = func(int) {
+		if out == nil {
+			return
+		}
+		out.mu.Lock()
+		defer out.mu.Unlock()
+		if !out.exited {
+			// The process would end here: what is durable now is
+			// what a restart finds.
+			out.exited = true
+			out.exitSnap = c.Crash()
+			out.exitAcked = slices.Clone(out.acked)
+			out.exitConfOK = out.confAcked
+		}
+	}
+	if err := s.Listen(); err != nil {
+		return nil, nil, err
+	}
+	go s.Serve()
+	if err := s.LoadData(); err != nil {
+		cj.stop(s)
+		return nil, logs, err
+	}
+	return s, logs, nil
+}
+
+func (cj *crashJobs) stop(s *Server) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	s.Shutdown(ctx)
+}
+
+// jobsDone waits until no job runs nor is scheduled, and returns INFO
+// persistence.
+func jobsDone(t *testing.T, rc *respConn) string {
+	t.Helper()
+	var info string
+	waitFor(t, "the background job to end", func() bool {
+		info = rc.do("INFO", "persistence")
+		return strings.Contains(info, "rdb_bgsave_in_progress:0\r\n") &&
+			strings.Contains(info, "aof_rewrite_in_progress:0\r\n") &&
+			strings.Contains(info, "aof_rewrite_scheduled:0\r\n")
+	})
+	return info
+}
+
+// logHasOne fails unless the log holds one of lines.
+func logHasOne(t *testing.T, what string, logs *lockedBuffer, lines ...string) {
+	t.Helper()
+	l := logs.String()
+	for _, line := range lines {
+		if strings.Contains(l, line) {
+			return
+		}
+	}
+	t.Fatalf("%s: the log has none of %q:\n%s", what, lines, l)
+}
+
+// workload runs the jobs on s. faulty: one op may fail, so each job's
+// reply may be Redis's error for it, whose log line must then be there;
+// the workload ends with a SAVE (and with the AOF on a BGREWRITEAOF) that
+// must succeed. It returns early when the server exited.
+func (cj *crashJobs) workload(t *testing.T, s *Server, logs *lockedBuffer, o *jobsOutcome, what string, faulty bool, fired func() bool) {
+	rc := dial(t, s.Addr().String())
+	defer rc.nc.Close()
+	var pending []string // set, not yet durable (AOF off)
+	gone := func() bool {
+		o.mu.Lock()
+		defer o.mu.Unlock()
+		return o.exited
+	}
+	// do is rc.do; ok is false when the server exited meanwhile.
+	do := func(args ...string) (string, bool) {
+		r, err := tryDo(rc, args...)
+		if err != nil && faulty {
+			// Only a fatal AOF error (the server exiting) drops the
+			// connection; exit may be called just after.
+			waitFor(t, fmt.Sprintf("%s: exit after %q failed with %v", what, args, err), gone)
+			return "", false
+		} else if err != nil {
+			t.Fatalf("%s: %q: %v\n%s", what, args, err, logs.String())
+		}
+		return r, true
+	}
+	set := func(k string) {
+		if gone() {
+			return
+		}
+		r, ok := do("SET", k, "v-"+k)
+		if !ok {
+			return
+		}
+		switch {
+		case r == "+OK\r\n" && cj.aofOn:
+			o.ack(k) // appendfsync always: +OK means on disk
+		case r == "+OK\r\n":
+			pending = append(pending, k)
+		case strings.HasPrefix(r, "-MISCONF Errors writing to the AOF file: ") && faulty:
+			// The old incr's fsync after a rewrite's switch failed:
+			// Redis refuses writes (aof_bio_fsync_status) until one
+			// succeeds.
+			logHasOne(t, what+": SET", logs, "Fail to fsync the AOF file")
+		case !faulty || !gone():
+			t.Fatalf("%s: SET %s: %q", what, k, r)
+		}
+	}
+	saved := func(keys []string) {
+		if !cj.aofOn {
+			o.ack(keys...)
+		}
+	}
+	save := func(final bool) {
+		if gone() {
+			return
+		}
+		keys := slices.Clone(pending)
+		r, ok := do("SAVE")
+		switch {
+		case !ok:
+		case r == "+OK\r\n":
+			saved(keys)
+		case r == "-ERR\r\n" && faulty && !final:
+			logHasOne(t, what+": SAVE", logs, "Failed opening the temp RDB file", "Write error saving DB on disk", "Error moving temp DB file")
+		default:
+			t.Fatalf("%s: SAVE: %q\n%s", what, r, logs.String())
+		}
+	}
+	bgsave := func() {
+		if gone() {
+			return
+		}
+		keys := slices.Clone(pending)
+		if r, ok := do("BGSAVE"); !ok {
+			return
+		} else if r != "+Background saving started\r\n" {
+			t.Fatalf("%s: BGSAVE: %q\n%s", what, r, logs.String())
+		}
+		switch info := jobsDone(t, rc); {
+		case strings.Contains(info, "rdb_last_bgsave_status:ok\r\n"):
+			logHasOne(t, what+": BGSAVE", logs, "Background saving terminated with success")
+			saved(keys)
+		case faulty:
+			logHasOne(t, what+": BGSAVE", logs, "Background saving error")
+		default:
+			t.Fatalf("%s: BGSAVE failed:\n%s", what, logs.String())
+		}
+	}
+	rewrite := func(final bool) {
+		if gone() {
+			return
+		}
+		r, ok := do("BGREWRITEAOF")
+		switch {
+		case !ok:
+			return
+		case r == "+Background append only file rewriting started\r\n":
+		case r == "-ERR Can't execute an AOF background rewriting. Please check the server logs for more information.\r\n" && faulty && !final:
+			// Or, with the AOF off, the manifest could not be read:
+			// aof.Open logs the start-up line.
+			logHasOne(t, what+": BGREWRITEAOF", logs, "Can't rewrite append only file in background",
+				"Can't open or create append-only dir appendonlydir", "Fatal error: can't open the AOF manifest file")
+			return
+		default:
+			t.Fatalf("%s: BGREWRITEAOF: %q\n%s", what, r, logs.String())
+		}
+		switch info := jobsDone(t, rc); {
+		case strings.Contains(info, "aof_last_bgrewrite_status:ok\r\n"):
+			logHasOne(t, what+": BGREWRITEAOF", logs, "Background AOF rewrite finished successfully")
+		case faulty && !final:
+			logHasOne(t, what+": BGREWRITEAOF", logs, "Background AOF rewrite terminated with error",
+				"Error trying to rename the temporary AOF file", "Error moving temp append only file on the final destination",
+				// A failed switch to the new incr file was logged when it
+				// happened (the reply to BGREWRITEAOF had gone already).
+				"Fail to persist the AOF manifest file", "Can't open the append-only file",
+				"Can't open or create append-only dir appendonlydir")
+		default:
+			t.Fatalf("%s: BGREWRITEAOF failed:\n%s", what, logs.String())
+		}
+	}
+	set("a1")
+	set("a2")
+	save(false)
+	set("b1")
+	bgsave()
+	set("c1")
+	rewrite(false)
+	set("d1")
+	if !gone() {
+		if r, _ := do("CONFIG", "SET", "slowlog-max-len", "77"); r != "+OK\r\n" && !gone() {
+			t.Fatalf("%s: CONFIG SET: %q", what, r)
+		}
+		r, ok := do("CONFIG", "REWRITE")
+		switch {
+		case !ok:
+		case r == "+OK\r\n":
+			logHasOne(t, what+": CONFIG REWRITE", logs, "CONFIG REWRITE executed with success.")
+			o.mu.Lock()
+			o.confAcked = true
+			o.mu.Unlock()
+		case strings.HasPrefix(r, "-ERR Rewriting config file: ") && faulty:
+			logHasOne(t, what+": CONFIG REWRITE", logs, "CONFIG REWRITE failed: "+strings.TrimSuffix(r[len("-ERR Rewriting config file: "):], "\r\n"))
+		default:
+			t.Fatalf("%s: CONFIG REWRITE: %q\n%s", what, r, logs.String())
+		}
+	}
+	set("e1")
+	// The next jobs run, whatever failed before; they may fail only if
+	// the injected failure is theirs.
+	final := !faulty || fired()
+	save(final)
+	if cj.aofOn {
+		rewrite(final)
+	}
+	set("f1")
+}
+
+// recovered starts a server on c and checks it loads with every key of
+// acked, and that the config file is old or new (new if confAcked).
+// tryDo is respConn.do returning a read error instead of failing.
+func tryDo(rc *respConn, args ...string) (string, error) {
+	rc.send(args...)
+	rc.nc.SetReadDeadline(time.Now().Add(20 * time.Second))
+	return readRaw(rc.br)
+}
+
+// isNewConf tells a config file CONFIG REWRITE wrote from the workload's
+// (the port, resolved at listen time, differs from run to run).
+func isNewConf(conf string) bool {
+	return strings.HasPrefix(conf, "# crash loop\nslowlog-max-len 77\n\n# Generated by CONFIG REWRITE\n") &&
+		strings.HasSuffix(conf, "user default on nopass ~* &* +@all\n")
+}
+
+func (cj *crashJobs) recovered(t *testing.T, what string, c *fsx.CrashFS, acked []string, confAcked bool) {
+	t.Helper()
+	conf, err := c.ReadAll(cj.conf)
+	if err != nil {
+		t.Fatalf("%s: the config file is gone: %v\n%s", what, err, c)
+	}
+	switch {
+	case isNewConf(string(conf)):
+	case string(conf) == crashJobsConf && !confAcked:
+	default:
+		t.Fatalf("%s: config file (CONFIG REWRITE acknowledged: %v):\n%s", what, confAcked, conf)
+	}
+	s, logs, err := cj.start(c, nil)
+	if err != nil {
+		l := ""
+		if logs != nil {
+			l = logs.String()
+		}
+		t.Fatalf("%s: restart: %v\n%s\nfiles:\n%s", what, err, l, c)
+	}
+	defer cj.stop(s)
+	rc := dial(t, s.Addr().String())
+	defer rc.nc.Close()
+	for _, k := range acked {
+		if r := rc.do("GET", k); r != fmt.Sprintf("$%d\r\nv-%s\r\n", len(k)+2, k) {
+			t.Fatalf("%s: acknowledged %s lost: GET %q (acknowledged %q)\nlog:\n%s\nfiles:\n%s", what, k, r, acked, logs.String(), c)
+		}
+	}
+}
+
+func TestCrashLoopsOverJobs(t *testing.T) {
+	for _, aofOn := range []bool{false, true} {
+		t.Run(fmt.Sprintf("appendonly=%v", aofOn), func(t *testing.T) {
+			dir := t.TempDir()
+			cj := &crashJobs{t: t, dir: dir, conf: filepath.Join(dir, "redis.conf"), aofOn: aofOn}
+			cj.loops(t)
+		})
+	}
+}
+
+func (cj *crashJobs) loops(t *testing.T) {
+	// A clean run: how many ops it takes, and the rewritten config.
+	base := cj.newFS()
+	o := &jobsOutcome{}
+	s, logs, err := cj.start(base, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := base.Ops()
+	cj.workload(t, s, logs, o, "clean", false, nil)
+	total := base.Ops() - start
+	cj.stop(s)
+	newConf, err := base.ReadAll(cj.conf)
+	if err != nil || !isNewConf(string(newConf)) {
+		t.Fatalf("clean run: config %q, %v", newConf, err)
+	}
+	acked, _ := o.snapshot()
+	cj.recovered(t, "clean", base.Crash(), acked, true)
+	step := 1
+	if testing.Short() {
+		step = 5
+	}
+	t.Logf("%d ops, every %d", total, step)
+	for i := 0; i <= total+3; i += step {
+		// Op i fails once.
+		{
+			what := fmt.Sprintf("fail op %d", i)
+			c := cj.newFS()
+			o := &jobsOutcome{}
+			s, logs, err := cj.start(c, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var once sync.Once
+			start := c.Ops()
+			var failed atomic.Value
+			c.SetInjector(func(op fsx.Op, path string) (err error) {
+				if c.Ops()-start == i {
+					once.Do(func() {
+						err = fmt.Errorf("injected failure of %s %s", op, path)
+						failed.Store(err.Error())
+						fmt.Fprintf(logs, "(test: %v)\n", err)
+					})
+				}
+				return err
+			})
+			cj.workload(t, s, logs, o, what, true, func() bool { return failed.Load() != nil })
+			if f, _ := failed.Load().(string); f != "" {
+				what += " (" + f + ")"
+			}
+			c.SetInjector(nil)
+			cj.stop(s)
+			o.mu.Lock()
+			exited, exitSnap, exitAcked, exitConf := o.exited, o.exitSnap, o.exitAcked, o.exitConfOK
+			o.mu.Unlock()
+			if exited {
+				cj.recovered(t, what+", exited", exitSnap, exitAcked, exitConf)
+				continue
+			}
+			acked, confOK := o.snapshot()
+			cj.recovered(t, what+", crash after", c.Crash(), acked, confOK)
+		}
+		// Power cut just before op i.
+		{
+			what := fmt.Sprintf("crash before op %d", i)
+			c := cj.newFS()
+			o := &jobsOutcome{}
+			s, logs, err := cj.start(c, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			start := c.Ops()
+			var snap *fsx.CrashFS
+			var ackedAt []string
+			var confAt bool
+			c.SetInjector(func(op fsx.Op, path string) error {
+				if snap == nil && c.Ops()-start == i {
+					ackedAt, confAt = o.snapshot()
+					snap = c.Crash()
+				}
+				return nil
+			})
+			cj.workload(t, s, logs, o, what, false, nil)
+			c.SetInjector(nil)
+			cj.stop(s)
+			if snap == nil {
+				snap = c.Crash()
+				ackedAt, confAt = o.snapshot()
+			}
+			cj.recovered(t, what, snap, ackedAt, confAt)
+		}
+	}
+}
