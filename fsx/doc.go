@@ -1,15 +1,22 @@
-// Package fsx is the file-system seam of the AOF: every file operation of
-// package aof on the AOF directory (incr and base files, the manifest, the
-// install of a rewritten base, directory fsyncs) goes through the FS the
-// server passes in, so tests can swap the real file system for CrashFS and
-// cut the power at any of those operations.
+// Package fsx is the file-system seam of the data directory: every create,
+// write, fsync, truncate, rename, remove, mkdir and directory fsync there
+// goes through an FS, so tests can swap the real file system for CrashFS and
+// cut the power, or fail, at any one of those operations. The server hands
+// its FS (Server.fsys) to the AOF (incr and base files, the manifest, a
+// rewrite's install), SAVE and BGSAVE (ReplaceFile; the temp file and its
+// install), the snapshot writer of BGSAVE and BGREWRITEAOF, loading
+// dump.rdb, the replica's temp RDB and CONFIG REWRITE (config.RewriteFS);
+// redis-check-aof (aof.CheckOptions.FS), its --fix copy, the pidfile, the
+// log file and the CPU profile use OS(). lint_test.go fails on any such
+// os/syscall/unix call outside this package, with a short allowlist of
+// tools that never touch a data directory.
 //
-// Not everything goes through it. SAVE's temp file, the snapshot child's
-// writes (BGSAVE's dump and BGREWRITEAOF's temp base), loading dump.rdb,
-// CONFIG REWRITE and redis-check-aof use plain os calls; SAVE's directory
-// fsync and BGSAVE's final rename and directory fsync call fsx.OS()
-// directly, which a test cannot swap. Those are covered instead by cmd/crashfs, a FUSE file
-// system that cuts the power under the whole process.
+// One path is out of a test's reach: the snapshot writer normally runs in a
+// child process (a fresh exec of the binary, as Redis forks), which writes
+// through OS() since the parent's FS cannot be handed over. Tests on CrashFS
+// run the same writer in process instead (server's inProcChild), and
+// cmd/crashfs, a FUSE file system that cuts the power under the whole
+// process, covers the child process itself.
 //
 // Usage:
 //
@@ -18,7 +25,7 @@
 //	...
 //	_, err = f.Write(buf)
 //	err = f.Sync() // durability point
-//	err = fsx.WriteFileAtomic(fsys, manifestPath, text)
+//	err = fsx.WriteFileAtomic(fsys, manifestPath, text) // or ReplaceFile
 //
 // # What is durable after each operation
 //
@@ -39,10 +46,12 @@
 //   - MkdirAll: directories are treated as durable at once. AOF code does not
 //     depend on a fresh directory surviving a crash without its files: a
 //     missing directory is the "no AOF yet" case.
-//   - WriteFileAtomic: after it returns nil, the new content under the final
-//     name is durable (temp file synced, renamed, directory synced). On error
-//     the old content is still in place unless the error came from the final
-//     SyncDir, in which case either the old or the new file may survive a crash.
+//   - ReplaceFile / WriteFileAtomic: after it returns nil, the new content
+//     under the final name is durable (temp file synced, closed, renamed,
+//     directory synced). On error the old content is still in place unless
+//     the error came from the final SyncDir (FailedStep says StepSyncDir), in
+//     which case either the old or the new file may survive a crash.
+//   - WriteFile: nothing; for files that need not survive a crash (pidfile).
 //
 // # CrashFS
 //
@@ -50,7 +59,10 @@
 // and, for every directory, the entries as of its last SyncDir. Crash returns a
 // new CrashFS holding only that state (pebble's NewStrictMem +
 // ResetToSyncedState). SetInjector fails any chosen operation; Ops counts them,
-// so a test can fail op 0, 1, 2, ... until a run succeeds.
+// so a test can fail op 0, 1, 2, ... until a run succeeds. The loops that do
+// so, and cut the power before each op: aof's TestCrashAndFaultsDuringRewrite
+// (the AOF's own writes) and server's TestCrashLoopsOverJobs (SAVE, BGSAVE,
+// BGREWRITEAOF with its temp base, CONFIG REWRITE on a running server).
 //
 // All FS implementations here are safe for concurrent use by several
 // goroutines. A single File must not be written from two goroutines at once

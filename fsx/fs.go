@@ -5,7 +5,7 @@ import (
 	"strconv"
 )
 
-// File is an open file for writing (AOF incr, temp files).
+// File is an open file for writing (AOF incr and base files, temp files).
 type File interface {
 	Write(p []byte) (int, error)
 	// WriteAt writes p at off (pwrite(2)); the write offset does not move.
@@ -29,7 +29,8 @@ type ReadFile interface {
 	Size() (int64, error)
 }
 
-// FS is the set of file-system operations the AOF code may perform.
+// FS is the set of file-system operations the code writing the data
+// directory may perform (see the package doc).
 type FS interface {
 	// Create opens path O_WRONLY|O_CREAT|O_TRUNC, mode 0644.
 	Create(path string) (File, error)

@@ -860,8 +860,10 @@ func (s *Server) flushallSave() {
 }
 
 // fsys is the file system of the data directory: every file operation of
-// the server on it (AOF, manifest, dump.rdb, temp files) goes through it,
-// and tests substitute one (fsx.CrashFS, or one that controls fsync).
+// the server on it (AOF, manifest, dump.rdb, temp files, the replica's
+// temp RDB, CONFIG REWRITE's files) goes through it, and tests substitute
+// one (fsx.CrashFS, or one that controls fsync). A snapshot writer in a
+// child process writes through the OS's (see fsx's package doc).
 func (s *Server) fsys() fsx.FS {
 	if s.testFS != nil {
 		return s.testFS

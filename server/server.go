@@ -121,7 +121,7 @@ type Server struct {
 	// Shutdown waits for them so no temp file outlives the server.
 	children sync.WaitGroup
 	exitFn   func(code int)
-	testFS   fsx.FS // AOF file system override for tests
+	testFS   fsx.FS // the data directory's file system, for tests (fsys)
 	// testWriterTick overrides the AOF writer's tick (tests; 0: default).
 	testWriterTick time.Duration
 	// collectProp keeps propagated ops in pendingOps even with the AOF off
