@@ -3,6 +3,7 @@ package server
 import (
 	"bufio"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"math"
 	"net"
@@ -219,13 +220,22 @@ func debugReload(c *client, argv [][]byte) {
 		}
 	}
 	if flush {
+		// emptyData: the functions go too
 		for _, db := range s.dbs {
 			s.emptyDB(db)
 		}
+		s.flushFunctions()
 	}
 	if err := s.reloadDumpRDB(merge); err != nil {
-		s.log.Warn().Msgf("DEBUG RELOAD: %v", err)
-		c.err("ERR Error trying to load the RDB dump, check server logs.")
+		if le := (*libLoadError)(nil); errors.As(err, &le) {
+			// rdbLoadRio's lines; the read error report that follows is
+			// logged at verbose level for a client's load (isRestoreContext)
+			s.log.Warn().Msg("Failed loading library, " + le.reason)
+			s.log.Warn().Msg("Short read or OOM loading DB. Unrecoverable error, aborting now.")
+		} else {
+			s.log.Warn().Msgf("DEBUG RELOAD: %v", err)
+		}
+		c.err("ERR Error trying to load the RDB dump")
 		return
 	}
 	s.log.Warn().Msg("DB reloaded by DEBUG RELOAD")
@@ -257,6 +267,7 @@ func (s *Server) reloadDumpRDB(merge bool) error {
 	s.setLoading(true)
 	defer s.setLoading(false)
 	ld := s.newRDBLoader(false)
+	ld.replaceLibs = merge
 	var v rdb.Visitor = ld
 	if merge {
 		v = mergeLoader{ld}
@@ -281,9 +292,11 @@ func debugLoadAOF(c *client) {
 			return
 		}
 	}
+	// emptyData: the functions go too
 	for _, db := range s.dbs {
 		s.emptyDB(db)
 	}
+	s.flushFunctions()
 	if a == nil {
 		// Read only: the AOF is neither started nor kept.
 		var err error

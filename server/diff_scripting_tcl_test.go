@@ -41,7 +41,6 @@ var tclKnown = map[string]string{
 	"recursive object":    "the harness cannot read Redis's 7995-deep reply (TestDiffScriptSelfReferencingTable compares it raw)",
 	"binary code refused": "gopher-lua's 'attempt to call' message does not name the value's type",
 	"pcall":               "gopher-lua's runtime error messages (no variable names, other wording)",
-	"basic":               "DEBUG RELOAD NOFLUSH loads functions that already exist (Redis fails)",
 	"malicious access":    "gopher-lua's 'attempt to call' message has no field name",
 }
 

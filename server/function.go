@@ -417,15 +417,21 @@ func (s *Server) writeFunctions(enc any) {
 	}
 }
 
-// loadFunctionLib is the RDB loader's FUNCTION2: like FUNCTION LOAD
-// REPLACE (DEBUG RELOAD loads over the libraries it saved).
-func (s *Server) loadFunctionLib(code []byte) error {
-	_, msg := s.functions().createLib(code, true, 0)
+// loadFunctionLib is the RDB loader's FUNCTION2: FUNCTION LOAD, with
+// REPLACE only for DEBUG RELOAD MERGE (Redis's RDBFLAGS_ALLOW_DUP): a
+// library that already exists fails the load (DEBUG RELOAD NOFLUSH).
+func (s *Server) loadFunctionLib(code []byte, replace bool) error {
+	_, msg := s.functions().createLib(code, replace, 0)
 	if msg != "" {
-		return errors.New("Failed loading library: " + msg)
+		return &libLoadError{msg}
 	}
 	return nil
 }
+
+// libLoadError is a library of an RDB that could not be created.
+type libLoadError struct{ reason string }
+
+func (e *libLoadError) Error() string { return "Failed loading library: " + e.reason }
 
 // numFunctions is INFO's number_of_functions.
 func (s *Server) numFunctions() int {

@@ -275,6 +275,8 @@ type rdbLoader struct {
 	db      int // current SELECTDB
 	n       int64
 	now     int64
+	// replaceLibs: libraries replace existing ones (DEBUG RELOAD MERGE)
+	replaceLibs bool
 }
 
 func (v *rdbLoader) Aux(key, val []byte) error {
@@ -313,7 +315,7 @@ func (v *rdbLoader) ResizeDB(dbSize, expiresSize uint64) error {
 	}
 	return nil
 }
-func (v *rdbLoader) Function(code []byte) error { return v.s.loadFunctionLib(code) }
+func (v *rdbLoader) Function(code []byte) error { return v.s.loadFunctionLib(code, v.replaceLibs) }
 func (v *rdbLoader) Key(dbID int, key []byte, val *rdb.Value, expireMs int64) error {
 	s := v.s
 	if dbID >= len(s.dbs) {
