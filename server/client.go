@@ -131,6 +131,8 @@ type client struct {
 	// pushDone is closed when it has (both under pushMu).
 	pushDraining bool
 	pushDone     chan struct{}
+	// pushIov is the push writer's iovec scratch (pushwrite_linux.go).
+	pushIov []pushIovec
 	// scriptReadDone: a script of this client ran a read-only command,
 	// so the script's keys are remembered when it ends.
 	scriptReadDone bool
@@ -507,7 +509,6 @@ func (c *client) pushWriterLoop() {
 		}
 		bufs = c.pushQ.take(bufs[:0])
 		c.pushMu.Unlock()
-		nb = append(nb[:0], bufs...) // WriteTo consumes its receiver
 		var total int64
 		for _, b := range bufs {
 			total += int64(len(b))
@@ -515,12 +516,11 @@ func (c *client) pushWriterLoop() {
 		// Counted before the peer can see the bytes (INFO right after
 		// reading them includes them); what was not written is taken back.
 		c.srv.stats.netOutput.Add(total)
-		n, err := nb.WriteTo(c.conn)
+		n, released, err := c.writeTaken(bufs, &nb)
 		c.srv.stats.netOutput.Add(n - total)
 		c.pushMu.Lock()
-		c.pushQ.done(bufs)
+		c.pushQ.done(bufs, released)
 		c.pushMu.Unlock()
-		clear(nb[:cap(nb)])
 		if err != nil {
 			c.pushMu.Lock()
 			c.closed = true
@@ -530,6 +530,15 @@ func (c *client) pushWriterLoop() {
 			return
 		}
 	}
+}
+
+// writeTakenBlocking writes bufs with one blocking writev (WriteTo); the
+// chunks stay counted until it returns.
+func (c *client) writeTakenBlocking(bufs [][]byte, nb *net.Buffers) (int64, int, error) {
+	*nb = append((*nb)[:0], bufs...) // WriteTo consumes its receiver
+	n, err := nb.WriteTo(c.conn)
+	clear((*nb)[:cap(*nb)])
+	return n, 0, err
 }
 
 // stopPushWriter ends asynchronous output once what is queued is written

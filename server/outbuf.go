@@ -66,9 +66,10 @@ func (q *replyQueue) take(bufs [][]byte) [][]byte {
 	return bufs
 }
 
-// done is the writer returning what take gave it.
-func (q *replyQueue) done(bufs [][]byte) {
-	q.inflight -= int64(len(bufs)) * replyChunkSize
+// done is the writer returning what take gave it, of which released
+// chunks left the in-flight count as they were written.
+func (q *replyQueue) done(bufs [][]byte, released int) {
+	q.inflight -= int64(len(bufs)-released) * replyChunkSize
 	putChunks(bufs)
 }
 
