@@ -44,6 +44,9 @@ type Options struct {
 	// kicked it for (0: writerTick, a second). Tests set it long to prove
 	// a write came from a kick.
 	WriterTick time.Duration
+	// FlushSleep: each write waits this long first (DEBUG AOF-FLUSH-SLEEP,
+	// which Redis keeps server-wide: an AOF opened later inherits it).
+	FlushSleep time.Duration
 
 	Logger  zerolog.Logger
 	Now     func() time.Time
@@ -206,6 +209,7 @@ func Open(opt Options) (*AOF, error) {
 		writeRetryEvery: time.Second,
 	}
 	a.policy.Store(uint32(opt.Policy))
+	a.flushSleep.Store(int64(opt.FlushSleep))
 	ch := make(chan struct{})
 	a.notify.Store(&ch)
 

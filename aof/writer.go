@@ -201,6 +201,9 @@ func (a *AOF) writePending(w *writerState, policy Policy) error {
 // AOF-FLUSH-SLEEP, for tests; 0 turns it off).
 func (a *AOF) SetFlushSleep(d time.Duration) { a.flushSleep.Store(int64(d)) }
 
+// FlushSleep is the wait SetFlushSleep set.
+func (a *AOF) FlushSleep() time.Duration { return time.Duration(a.flushSleep.Load()) }
+
 // wrote accounts for n bytes that reached the file.
 func (a *AOF) wrote(w *writerState, n int, cmds int64) {
 	a.mu.Lock() // the syncer reads cur and writtenOff together

@@ -103,6 +103,7 @@ func (s *Server) aofOptions() aof.Options {
 		GroupCommitMaxBatch: s.cfg.AOFGroupCommitMaxBatch,
 		PreallocSize:        s.cfg.AOFPreallocSize,
 		WriterTick:          s.testWriterTick,
+		FlushSleep:          s.dbg.aofFlushSleep,
 		Logger:              s.log,
 		Now:                 time.Now,
 		OnFatal: func(err error) {
