@@ -276,3 +276,100 @@ func TestDiffACLShardSubscriberRevoked(t *testing.T) {
 		}
 	}
 }
+
+// acl.tcl's rule translation cases: GETUSER's commands field after
+// subcommand, category and first-arg rules (Redis 7.0 recomputes it from
+// the bitmap), and every category alone on +@all and -@all.
+func TestDiffACLDescribeCommands(t *testing.T) {
+	p := newDiffPair(t)
+	getCmds := func(u string) []string { return aclNorm("ACL", "GETUSER", u) }
+	steps := [][]string{
+		cmd("ACL", "SETUSER", "bob", "+memory|doctor"), getCmds("bob"),
+		cmd("ACL", "SETUSER", "bob", "+memory"), getCmds("bob"),
+		cmd("ACL", "SETUSER", "bob", "+@all", "+client|id"), getCmds("bob"),
+		cmd("ACL", "SETUSER", "alice", "+@all", "-memory|doctor"), getCmds("alice"),
+		cmd("ACL", "SETUSER", "alice", "+@all", "-memory"), getCmds("alice"),
+		cmd("ACL", "SETUSER", "alice", "-@all"), getCmds("alice"),
+		cmd("ACL", "SETUSER", "example"), aclNorm("ACL", "LIST"),
+		cmd("ACL", "SETUSER", "example", "reset"), aclNorm("ACL", "LIST"),
+		cmd("ACL", "SETUSER", "newuser", "reset", "+@all", "~*", "-@string", "+incr", "-debug", "+debug|digest"), getCmds("newuser"),
+		cmd("ACL", "SETUSER", "newuser", "reset", "+@string", "-incr", "+acl", "+debug|digest", "+debug|segfault"), getCmds("newuser"),
+		cmd("ACL", "SETUSER", "adv-test"),
+		cmd("ACL", "SETUSER", "adv-test", "+@all", "-@hash", "-@slow", "+hget"), getCmds("adv-test"),
+		cmd("ACL", "SETUSER", "adv-test", "-@hash"), getCmds("adv-test"),
+		cmd("ACL", "SETUSER", "adv-test", "+@hash"), getCmds("adv-test"),
+		cmd("ACL", "SETUSER", "adv-test", "-@all"), getCmds("adv-test"),
+		cmd("ACL", "SETUSER", "adv-test", "-@string", "-@slow", "+@all"), getCmds("adv-test"),
+		cmd("ACL", "SETUSER", "adv-test", "-@all", "+@HASH", "+@hash", "+@HaSh"), getCmds("adv-test"),
+		cmd("ACL", "SETUSER", "adv-test", "-@all", "+HGET", "+hget", "+hGeT"), getCmds("adv-test"),
+		cmd("ACL", "SETUSER", "adv-test", "-@all", "+@hash", "+@slow", "+@set", "+@set", "+@slow", "+@hash"), getCmds("adv-test"),
+		cmd("ACL", "SETUSER", "adv-test", "-@all", "+hget", "-hset", "+hset", "-hget"), getCmds("adv-test"),
+		cmd("ACL", "SETUSER", "adv-test", "-@all", "+client|list", "+client|list", "+config|get", "+config", "+acl|list", "-acl"), getCmds("adv-test"),
+		cmd("ACL", "SETUSER", "adv-test", "-@all", "+select|0", "+select|0", "+debug|segfault", "+debug"), getCmds("adv-test"),
+		cmd("ACL", "SETUSER", "adv-test", "-@all", "-@dangerous"), getCmds("adv-test"),
+		cmd("ACL", "SETUSER", "adv-test", "-@all", "+config", "+config|get", "-config|set", "+config"), getCmds("adv-test"),
+		cmd("ACL", "SETUSER", "newuser", "reset", "-debug", "+debug|a", "+debug|b", "+debug|c"), getCmds("newuser"),
+		cmd("ACL", "SETUSER", "newuser", "-debug"), getCmds("newuser"),
+		cmd("ACL", "SETUSER", "scripter", "on", "nopass", "+readonly"),
+		cmd("ACL", "DRYRUN", "scripter", "EVAL_RO", "", "0"), cmd("ACL", "DRYRUN", "scripter", "EVALSHA_RO", "", "0"),
+		cmd("ACL", "DRYRUN", "scripter", "FCALL_RO", "", "0"),
+		cmd("ACL", "CAT", "NON_EXISTS"), cmd("ACL", "CAT", "NON_EXISTS", "NON_EXISTS2"),
+	}
+	for _, cat := range aclCategories {
+		steps = append(steps,
+			cmd("ACL", "SETUSER", "additive", "reset", "+@all", "-@"+cat), getCmds("additive"),
+			cmd("ACL", "SETUSER", "restrictive", "reset", "-@all", "+@"+cat), getCmds("restrictive"))
+	}
+	p.runACL(steps)
+}
+
+// acl.tcl's ACL LOG cases: grouping, contexts (toplevel, multi, lua),
+// keys, channels, auth, and acllog-max-len.
+func TestDiffACLLog(t *testing.T) {
+	p := newDiffPair(t)
+	p.runACL([][]string{
+		cmd("ACL", "LOG", "RESET"),
+		cmd("ACL", "SETUSER", "user1", ">foo"), cmd("AUTH", "user1", "doo"), cmd("AUTH", "user1", "doo"),
+		aclLog("ACL", "LOG"),
+		cmd("ACL", "LOG", "RESET"),
+		cmd("ACL", "SETUSER", "antirez", ">foo", "on", "+set", "~object:1234"),
+		cmd("ACL", "SETUSER", "antirez", "+eval", "+multi", "+exec"),
+		cmd("ACL", "SETUSER", "antirez", "resetchannels", "+publish"),
+		cmd("ACL", "SETUSER", "demo", "on", "nopass"),
+		cmd("AUTH", "antirez", "foo"), cmd("GET", "foo"), cmd("GET", "foo"), cmd("GET", "foo"),
+		cmd("SET", "somekeynotallowed", "1234"), cmd("PUBLISH", "somechannelnotallowed", "nullmsg"),
+		cmd("MULTI"), cmd("INCR", "foo"), cmd("EXEC"),
+		cmd("EVAL", "redis.call('incr','foo')", "0"),
+		cmd("AUTH", "demo", ""), cmd("SCRIPT", "HELP"),
+		cmd("AUTH", "default", ""),
+		aclLog("ACL", "LOG"), aclLog("ACL", "LOG", "2"),
+		cmd("ACL", "SETUSER", "antirez", "+incr"),
+		cmd("AUTH", "antirez", "foo"), cmd("MULTI"), cmd("INCR", "object:1234"),
+		conn2("ACL", "SETUSER", "antirez", "-incr"),
+		cmd("EXEC"),
+		cmd("AUTH", "antirez", "wrong-password"), cmd("auth", "antirez", "wrong-password"),
+		cmd("AUTH", "default", ""),
+		aclLog("ACL", "LOG"),
+		cmd("ACL", "LOG", "RESET"), cmd("CONFIG", "SET", "acllog-max-len", "0"),
+		cmd("AUTH", "antirez", "foo"), cmd("SET", "obj:1", "1"), cmd("SET", "obj:2", "1"),
+		cmd("AUTH", "default", ""), cmd("ACL", "LOG"),
+		cmd("CONFIG", "SET", "acllog-max-len", "5"),
+		cmd("AUTH", "antirez", "foo"),
+		cmd("SET", "obj:1", "1"), cmd("SET", "obj:2", "1"), cmd("SET", "obj:3", "1"), cmd("SET", "obj:4", "1"),
+		cmd("SET", "obj:5", "1"), cmd("SET", "obj:6", "1"), cmd("SET", "obj:7", "1"),
+		cmd("AUTH", "default", ""), aclLog("ACL", "LOG"),
+		cmd("CONFIG", "SET", "acllog-max-len", "0"), aclLog("ACL", "LOG"),
+		cmd("CONFIG", "SET", "acllog-max-len", "128"),
+		// "When default user is off, new connections are not authenticated"
+		cmd("ACL", "SETUSER", "default", "off"),
+		conn2("PING"), conn2("AUTH", "antirez", "foo"), conn2("PING"),
+	})
+	// a connection made while the default user is off is not
+	// authenticated
+	oc, rc := dial(t, p.ours.addr), dial(t, p.real.addr)
+	for _, c := range [][]string{{"PING"}, {"HELLO", "3"}, {"AUTH", "x"}, {"AUTH", "antirez", "foo"}, {"ACL", "WHOAMI"}} {
+		if got, want := oc.do(c...), rc.do(c...); got != want {
+			t.Errorf("%q on a new connection: ours %q, redis %q", c, got, want)
+		}
+	}
+}
