@@ -1,0 +1,91 @@
+package server
+
+import (
+	"errors"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/aofserver/aofserver/fsx"
+)
+
+// TestReplicaTempRDBGoesThroughFsys: the RDB a replica receives from its
+// master (disk-based sync) is written, fsynced, loaded and removed
+// through the server's file system: a failure to create it is Redis's
+// "Opening the temp file needed for MASTER <-> REPLICA synchronization"
+// and the next attempt syncs; nothing lands in the real directory.
+func TestReplicaTempRDBGoesThroughFsys(t *testing.T) {
+	requireRedis(t)
+	rr := startRealRedis(t, "--repl-diskless-sync", "no")
+	m := dial(t, rr.addr)
+	if r := m.do("SET", "k", "v"); r != "+OK\r\n" {
+		t.Fatalf("SET on the master: %q", r)
+	}
+	c := fsx.NewCrashFS()
+	var mu sync.Mutex
+	var ops []string // the ops on temp RDB files
+	failed := false
+	ours := startOurServerWith(t, func(s *Server) {
+		if err := c.MkdirAll(s.cfg.Dir); err != nil {
+			t.Fatal(err)
+		}
+		s.testFS = c
+	})
+	c.SetInjector(func(op fsx.Op, path string) error {
+		if !strings.HasPrefix(filepath.Base(path), "temp-") || !strings.HasSuffix(path, ".rdb") {
+			return nil
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		ops = append(ops, op.String())
+		if op == fsx.OpCreate && !failed {
+			failed = true
+			return errors.New("injected create failure")
+		}
+		return nil
+	})
+	t.Cleanup(func() {
+		if t.Failed() {
+			dumpLogs(t, ours, rr)
+		}
+	})
+	r := dial(t, ours.addr)
+	_, port, _ := net.SplitHostPort(rr.addr)
+	if got := r.do("REPLICAOF", "127.0.0.1", port); got != "+OK\r\n" {
+		t.Fatalf("REPLICAOF = %q", got)
+	}
+	eventually(t, "master_link_status:up", func() bool { return replInfo(r, "master_link_status") == "up" })
+	if got := r.do("GET", "k"); got != "$1\r\nv\r\n" {
+		t.Fatalf("GET k on the replica = %q", got)
+	}
+	if !strings.Contains(ours.logs.String(), "Opening the temp file needed for MASTER <-> REPLICA synchronization: injected create failure") {
+		t.Fatalf("the failed create was not logged as Redis's:\n%s", ours.logs.String())
+	}
+	mu.Lock()
+	seen := strings.Join(ops, " ")
+	mu.Unlock()
+	for _, op := range []string{"create", "write", "sync", "open", "read", "remove"} {
+		if !strings.Contains(seen, op) {
+			t.Errorf("no %s of the temp RDB through the server's FS; ops: %s", op, seen)
+		}
+	}
+	names, err := c.ReadDir(ours.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range names {
+		if strings.HasPrefix(n, "temp-") {
+			t.Errorf("temp RDB %s left behind", n)
+		}
+	}
+	real, err := os.ReadDir(ours.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range real {
+		t.Errorf("%s written to the real directory", e.Name())
+	}
+}
