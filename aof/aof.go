@@ -57,6 +57,10 @@ type Options struct {
 	// aof-fsync-always, aof-rename, aof-fstat. It runs on whichever
 	// goroutine did the operation (rarely the executor) and must be cheap.
 	OnLatency func(event string, d time.Duration)
+	// SyncClock, when set, replaces the monotonic clock that times
+	// fsyncs for the self-tuning group commit (tune.go): a test's stand-in
+	// disk advances it by its flush time.
+	SyncClock func() time.Duration
 }
 
 // AOF is one multi-part append-only file directory. See the package
@@ -114,11 +118,15 @@ type AOF struct {
 	closed       bool
 	lastWriteLog time.Time
 	stats        fsyncStats
+	tuner        fsyncTuner
 
-	policy     atomic.Uint32 // Policy, read by the writer and syncer without mu
-	writtenOff atomic.Int64  // logical offset written to the OS
-	syncedOff  atomic.Int64  // logical offset made durable
-	ackOff     atomic.Int64  // Wait(off) returns once off <= ackOff
+	policy  atomic.Uint32 // Policy, read by the writer and syncer without mu
+	mode    atomic.Uint32 // GroupMode the tuner chose (tune.go), read by Inflight
+	probing atomic.Bool   // the tuner measures fsyncs alone (tune.go)
+	syncCounters
+	writtenOff atomic.Int64 // logical offset written to the OS
+	syncedOff  atomic.Int64 // logical offset made durable
+	ackOff     atomic.Int64 // Wait(off) returns once off <= ackOff
 	writeErr   atomic.Pointer[error]
 	term       atomic.Pointer[error] // terminal error for Wait: fatal or closed
 	bioErr     atomic.Pointer[error]

@@ -1,7 +1,5 @@
 package aof
 
-import "time"
-
 // The reply barrier. Every write a command makes is fed to the AOF, which
 // hands back a Ticket; a reply holding ticket T may leave once Durable(T).
 // The policy is the AOF's business alone: callers never look at it.
@@ -117,7 +115,7 @@ func (a *AOF) Progress(t Ticket) (durable, sync bool) {
 // meanwhile, and what they feed goes into the next Sync, so fsyncs follow
 // each other back to back.
 //
-// With overlap (the network loop with aof-group-commit-inflight above 1),
+// With overlap (the network loop with several fsyncs in flight, tune.go),
 // under always, it writes under the step lock and fdatasyncs after letting
 // go of it, so another caller can write what was fed meanwhile and start
 // its own fdatasync before this one returns: on a disk whose flushes take
@@ -184,9 +182,7 @@ func (a *AOF) syncOverlapped(seg *segment, w, cmds int64) error {
 		seg.syncMu.RUnlock()
 		return nil
 	}
-	t0 := time.Now()
-	err := seg.f.Sync()
-	d := time.Since(t0)
+	err, m := a.timedSync(seg.f)
 	seg.syncMu.RUnlock()
-	return a.alwaysSynced(err, w, cmds, d)
+	return a.alwaysSynced(err, w, cmds, m)
 }

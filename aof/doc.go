@@ -76,7 +76,9 @@
 // briefly for the clients the previous one answered to come back
 // (gather.go), or for a fixed GroupCommitDelay when set; Sync (the network
 // loop's syncer, whose clients are served by another goroutine meanwhile)
-// waits only for a GroupCommitDelay. Sync with overlap (the loop with several
+// waits only for a GroupCommitDelay. Every fsync under Always is timed in
+// wall and thread-CPU time, and the tuner (tune.go) tells the loop how many
+// may be in flight (Inflight). Sync with overlap (the loop with several
 // syncers) writes under stepMu and fdatasyncs after releasing it, sharing
 // the segment's syncMu for reading, so several fdatasyncs can be in flight;
 // each moves the synced offset only to what was written before it began,

@@ -7,18 +7,26 @@ import (
 
 // Stats feeds INFO persistence (spec §6) plus our group-commit fields.
 type Stats struct {
-	CurrentSize       int64 // aof_current_size
-	BaseSize          int64 // aof_base_size
-	BufferLength      int64 // aof_buffer_length: fed, not yet written
-	PendingBioFsync   int64 // aof_pending_bio_fsync
-	DelayedFsync      int64 // aof_delayed_fsync
-	LastWriteOK       bool  // aof_last_write_status (false also while a background fsync failed)
-	LastWriteErr      error
-	Fsyncs            int64 // fdatasyncs of incr files by the writer/syncer
-	AvgCmdsPerFsync   float64
-	MaxCmdsPerFsync   int64
-	FsyncP50          time.Duration // over the last 1024 fsyncs
-	FsyncP99          time.Duration
+	CurrentSize     int64 // aof_current_size
+	BaseSize        int64 // aof_base_size
+	BufferLength    int64 // aof_buffer_length: fed, not yet written
+	PendingBioFsync int64 // aof_pending_bio_fsync
+	DelayedFsync    int64 // aof_delayed_fsync
+	LastWriteOK     bool  // aof_last_write_status (false also while a background fsync failed)
+	LastWriteErr    error
+	Fsyncs          int64 // fdatasyncs of incr files by the writer/syncer
+	AvgCmdsPerFsync float64
+	MaxCmdsPerFsync int64
+	FsyncP50        time.Duration // over the last 1024 fsyncs
+	FsyncP99        time.Duration
+	// The self-tuning group commit (tune.go): the mode it chose, why
+	// (smoothed wall and thread-CPU time of an fsync under Always) and
+	// how often it changed its mind.
+	GroupMode         GroupMode
+	GroupReason       Reason
+	FsyncWall         time.Duration
+	FsyncCPU          time.Duration
+	ModeSwitches      int64
 	RewriteInProgress bool
 }
 
@@ -70,6 +78,7 @@ func (a *AOF) Stats() Stats {
 	n := min(s.count, fsyncRing)
 	durs := slices.Clone(s.durs[:n])
 	st.RewriteInProgress = a.rw != nil
+	st.GroupMode, st.GroupReason, st.FsyncWall, st.FsyncCPU, st.ModeSwitches = a.tuner.mode, a.tuner.reason, a.tuner.wall, a.tuner.cpu, a.tuner.switches
 	a.mu.Unlock()
 	if n > 0 {
 		slices.Sort(durs)

@@ -258,25 +258,26 @@ func (a *AOF) syncAlways() error {
 	w := a.writtenOff.Load()
 	cmds := a.writtenCmds.Load()
 	seg.syncMu.Lock()
-	t0 := time.Now()
-	err := seg.f.Sync()
-	d := time.Since(t0)
+	err, m := a.timedSync(seg.f)
 	seg.syncMu.Unlock()
-	a.gs.lastSync = d
-	return a.alwaysSynced(err, w, cmds, d)
+	a.gs.lastSync = m.wall
+	return a.alwaysSynced(err, w, cmds, m)
 }
 
 // alwaysSynced accounts an fsync under Always that began with w bytes and
-// cmds commands written and took d: durable up to w, or fatal.
-func (a *AOF) alwaysSynced(err error, w, cmds int64, d time.Duration) error {
+// cmds commands written and took m: durable up to w, or fatal.
+func (a *AOF) alwaysSynced(err error, w, cmds int64, m syncTiming) error {
 	if err != nil {
 		a.log.Warn().Msgf("Can't persist AOF for fsync error when the AOF fsync policy is 'always': %s. Exiting...", Strerror(err))
 		a.setFatal(err)
 		return err
 	}
 	a.advanceSynced(w)
-	a.recordFsync(d, cmds)
-	a.latency("aof-fsync-always", d)
+	a.recordFsync(m.wall, cmds)
+	if m.cpuOK {
+		a.tuneFsync(m)
+	}
+	a.latency("aof-fsync-always", m.wall)
 	return nil
 }
 

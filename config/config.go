@@ -60,7 +60,8 @@ type Config struct {
 	AOFGroupCommitDelayUsec int
 	AOFGroupCommitMaxBatch  int
 	// aof-group-commit-inflight: fsyncs the network loop may have in flight
-	// at once under appendfsync always (1: one after the other).
+	// at once under appendfsync always (1: one after the other; 0, the
+	// default: chosen by the self-tuning group commit, aof/tune.go).
 	AOFGroupCommitInflight int
 	// aof-prealloc-size: under appendfsync always the incr file is extended
 	// ahead of the data by this many bytes of '#' padding (0 = off).

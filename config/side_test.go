@@ -77,7 +77,7 @@ func TestSideFileOnlyOurs(t *testing.T) {
 		}
 	}
 	writeFile(t, SidePath(main), "aof-group-commit-inflight 99\n")
-	if _, err := Load(main, nil, nil); err == nil || !strings.Contains(err.Error(), "argument must be between 1 and 16") {
+	if _, err := Load(main, nil, nil); err == nil || !strings.Contains(err.Error(), "argument must be between 0 and 16") {
 		t.Fatalf("bad value: %v", err)
 	}
 }

@@ -273,7 +273,7 @@ var directives = []directive{
 	// aofserver's own directives.
 	numD("aof-group-commit-delay-usec", "", mod|fHidden|fOurs, 0, 1000000, 0, func(c *Config) any { return &c.AOFGroupCommitDelayUsec }),
 	numD("aof-group-commit-max-batch", "", mod|fHidden|fOurs, 0, intMax, 0, func(c *Config) any { return &c.AOFGroupCommitMaxBatch }),
-	numD("aof-group-commit-inflight", "", mod|fHidden|fOurs, 1, 16, 1, func(c *Config) any { return &c.AOFGroupCommitInflight }),
+	numD("aof-group-commit-inflight", "", mod|fHidden|fOurs, 0, 16, 0, func(c *Config) any { return &c.AOFGroupCommitInflight }),
 	numD("aof-prealloc-size", "", mod|fHidden|fOurs|fMemory|fUnsigned, 0, 1<<30, 0, func(c *Config) any { return &c.AOFPreallocSize }),
 	enumD("log-format", "", immu|fHidden|fOurs, enumLogFormat, "redis", func(c *Config) any { return &c.LogFormat }),
 	boolD("netloop", "", immu|fHidden|fOurs, true, func(c *Config) any { return &c.NetLoop }),

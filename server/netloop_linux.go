@@ -51,15 +51,17 @@ import (
 // goroutine started per fsync to go on with the loop cost a thread wake-up
 // and about 100 µs of CPU per request at one client on a 2-vCPU VM.)
 //
-// With aof-group-commit-inflight above 1 (a disk whose flushes are slow
-// and overlap, such as network storage), up to that many syncers fsync at
-// once (aof's Sync with overlap): the loop goroutine that ends an iteration
+// With several fsyncs in flight (a disk whose flushes are slow and
+// overlap, such as network storage: chosen by aof's tuner, aof/tune.go,
+// or fixed by aof-group-commit-inflight above 1; aofInflight), up to that
+// many syncers fsync at once (aof's Sync with overlap): the loop goroutine that ends an iteration
 // with held replies becomes one more syncer while fewer are running, and a
 // standby is started if none is left to take the loop over. The loop's
 // epoll set wakes a standby only while some syncer is in an fsync and no
 // goroutine holds the token (loopFree), so idle standbys do not spin while
-// the loop is attended. By default (1) the next group's fsync starts when
-// the previous one is done, as above.
+// the loop is attended. With one in flight (the tuner's choice when an
+// fsync is fast or mostly CPU, as on a local disk) the next group's fsync
+// starts when the previous one is done, as above.
 //
 // A connection whose next step would park (a blocked command, a script
 // that may run past busy-reply-threshold, CLIENT PAUSE, pub/sub or MONITOR
@@ -84,7 +86,7 @@ type netLoop struct {
 	asyncs   []*client // to hand to a goroutine with asynchronous output
 	stop     bool
 	walk     *snapshot // handed over by walkOnLoop
-	nsync    int       // syncer goroutines running (at most aof-group-commit-inflight)
+	nsync    int       // syncer goroutines running (at most aofInflight)
 	syncQ    []*client // held, for the syncer's next round
 	returned []*client // given back by the syncer (slow path)
 
@@ -943,7 +945,7 @@ func (l *netLoop) toSyncer() bool {
 		return false
 	}
 	l.mu.Lock()
-	if l.nsync >= l.s.aofInflight() {
+	if l.nsync >= l.s.aofInflight(batch[0].lc.heldA) {
 		l.syncQ = append(l.syncQ, batch...)
 		l.mu.Unlock()
 		return false
@@ -991,7 +993,7 @@ func (l *netLoop) syncRounds(batch []*client) {
 		// only once it has run standbyDelay (armLate).
 		l.mu.Lock()
 		l.inFsync++
-		overlap := l.nsync > 1 || l.s.aofInflight() > 1
+		overlap := l.nsync > 1 || l.s.aofInflight(a) > 1
 		if overlap {
 			l.setArmed(l.loopFree)
 		} else {

@@ -89,8 +89,14 @@ func (s *Server) LoadData() error {
 }
 
 // aofInflight is how many fsyncs the network loop may have in flight at
-// once under appendfsync always (aof-group-commit-inflight).
-func (s *Server) aofInflight() int { return max(1, int(s.inflight.Load())) }
+// once on a under appendfsync always: aof-group-commit-inflight when set,
+// else (0, the default) what a's tuner chose (aof/tune.go).
+func (s *Server) aofInflight(a *aof.AOF) int {
+	if n := int(s.inflight.Load()); n > 0 || a == nil {
+		return max(1, n)
+	}
+	return a.Inflight()
+}
 
 func (s *Server) aofOptions() aof.Options {
 	pol, _ := aof.ParsePolicy(s.cfg.AppendFsync)
@@ -111,6 +117,7 @@ func (s *Server) aofOptions() aof.Options {
 			s.exitFn(1)
 		},
 		OnLatency: s.latency.observe,
+		SyncClock: s.testSyncClock,
 	}
 }
 
@@ -750,6 +757,22 @@ func (s *Server) infoPersistence(f func(k string, v any)) {
 		f("aof_group_commit_max_cmds", st.MaxCmdsPerFsync)
 		f("aof_fsync_p50_usec", st.FsyncP50.Microseconds())
 		f("aof_fsync_p99_usec", st.FsyncP99.Microseconds())
+		// The self-tuning group commit: the mode in effect, why (fixed:
+		// aof-group-commit-inflight set; else the tuner's reason, from the
+		// median wall and thread-CPU time of an fsync run alone).
+		mode, reason := st.GroupMode.String(), st.GroupReason.String()
+		if n := s.inflight.Load(); n > 0 {
+			mode, reason = "one", "fixed"
+			if n > 1 {
+				mode = "overlap"
+			}
+		}
+		f("aof_group_commit_mode", mode)
+		f("aof_group_commit_reason", reason)
+		f("aof_group_commit_inflight_max", s.aofInflight(s.aof))
+		f("aof_group_commit_mode_switches", st.ModeSwitches)
+		f("aof_fsync_wall_usec", st.FsyncWall.Microseconds())
+		f("aof_fsync_cpu_usec", st.FsyncCPU.Microseconds())
 	}
 	if s.loading {
 		f("loading_start_time", p.loadStart.Unix())

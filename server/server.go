@@ -122,6 +122,9 @@ type Server struct {
 	children sync.WaitGroup
 	exitFn   func(code int)
 	testFS   fsx.FS // the data directory's file system, for tests (fsys)
+	// testSyncClock, when set, times the AOF's fsyncs for the
+	// self-tuning group commit (aof.Options.SyncClock): a test's stand-in disk.
+	testSyncClock func() time.Duration
 	// testWriterTick overrides the AOF writer's tick (tests; 0: default).
 	testWriterTick time.Duration
 	// collectProp keeps propagated ops in pendingOps even with the AOF off

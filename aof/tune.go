@@ -1,0 +1,280 @@
+package aof
+
+import (
+	"runtime"
+	"slices"
+	"sync/atomic"
+	"time"
+)
+
+// Self-tuning group commit under Always (aof-group-commit-inflight 0, the
+// default; a value set by hand fixes it).
+//
+// What an fdatasync costs decides how to group commits. On a local disk of
+// a VM an fdatasync is mostly CPU (a synchronous exit to the host,
+// interrupt handling, the journal): several in flight make groups smaller
+// and more numerous, and the CPU they cost bounds the throughput, so one
+// fsync in flight covering everything executed meanwhile is best. On a
+// disk whose flush is device time (network block storage, a consumer SSD's
+// cache flush, macOS's F_FULLFSYNC) the syncing thread just sleeps: with
+// one in flight a closed loop of N clients settles into two groups that
+// each wait two flushes (N / (2 × flush) requests/s), while starting each
+// group's fsync as soon as it is executed, several in flight, lets every
+// client wait about one flush (N / flush).
+//
+// So every fsync under Always is timed in wall time and in CPU time of the
+// thread that ran it (CLOCK_THREAD_CPUTIME_ID, the goroutine locked to its
+// thread across the call), both smoothed over about tuneWeight fsyncs, and
+// decide picks the mode from the two with hysteresis. The thread's CPU
+// misses what the kernel charges elsewhere (the journal thread,
+// interrupts on the other CPU): measured on a virtio disk 33 µs of a
+// 105 µs fdatasync, about 60 µs for the process; hence the minimum wall
+// time below which overlapping is never chosen, as a fast flush leaves
+// nothing for overlap to win against the hand-overs it costs.
+//
+// The latency bound holds in both modes: a syncer fsyncs what was executed
+// when it started, and with several in flight a group's fsync starts as
+// soon as the group is executed (up to tuneInflight at once); a Wait
+// leader gathers for at most one fsync time (gather.go).
+
+// GroupMode is how the network loop commits groups under Always.
+type GroupMode uint8
+
+const (
+	// ModeOne: one fsync in flight, each covering everything executed
+	// before it began (the flush costs CPU, or is fast).
+	ModeOne GroupMode = iota
+	// ModeOverlap: several fsyncs in flight (the flush is device time).
+	ModeOverlap
+)
+
+func (m GroupMode) String() string {
+	if m == ModeOverlap {
+		return "overlap"
+	}
+	return "one"
+}
+
+const (
+	tuneWindow   = 32 // fsyncs whose medians decide
+	tuneEvery    = 8  // a decision every so many new samples
+	tuneWarmup   = 16 // alone-fsyncs measured before the first decision
+	tuneInflight = 8  // fsyncs in flight in ModeOverlap
+
+	// ModeOverlap needs a flush of at least overlapMinWall of which at most
+	// 1/overlapEnterRatio is the thread's CPU; it is left below
+	// overlapLeaveWall or above 1/overlapLeaveRatio.
+	overlapMinWall    = 400 * time.Microsecond
+	overlapLeaveWall  = 250 * time.Microsecond
+	overlapEnterRatio = 20
+	overlapLeaveRatio = 10
+
+	// In ModeOverlap a probe every probeEvery fsyncs runs them one at a
+	// time until probeLen have run alone: the flush time of a disk is
+	// what an fsync takes alone, and one that queues behind the others
+	// says nothing about it.
+	probeEvery = 1024
+	probeLen   = tuneEvery
+	// Fsyncs in flight together that take serialFactor times as long as
+	// one alone queue behind each other (FUSE holds the inode lock through
+	// an fsync; a journal commits them one by one): overlap then only
+	// shrinks the groups. ModeOne is kept for a backoff of fsyncs, doubled
+	// at each such finding.
+	serialFactor = 2
+	backoffMin   = 4096
+	backoffMax   = 1 << 20
+)
+
+// Reason says why the tuner chose its mode (INFO aof_group_commit_reason).
+type Reason uint8
+
+const (
+	ReasonWarmup      Reason = iota // too few fsyncs measured yet
+	ReasonFastFlush                 // flush below the minimum wall time
+	ReasonCPUBound                  // the flush is mostly the thread's CPU
+	ReasonDeviceBound               // the flush is mostly waiting for the device
+	ReasonSerialized                // overlapped fsyncs queued behind each other
+)
+
+func (r Reason) String() string {
+	switch r {
+	case ReasonFastFlush:
+		return "fast-flush"
+	case ReasonCPUBound:
+		return "cpu-bound"
+	case ReasonDeviceBound:
+		return "device-bound"
+	case ReasonSerialized:
+		return "serialized"
+	}
+	return "warmup"
+}
+
+// decide returns the mode for the median wall and CPU time of an fsync
+// run alone, given the current mode (the gaps between the enter and leave
+// thresholds keep it from flapping).
+func decide(cur GroupMode, wall, cpu time.Duration) (GroupMode, Reason) {
+	minWall, ratio := overlapMinWall, time.Duration(overlapEnterRatio)
+	if cur == ModeOverlap {
+		minWall, ratio = overlapLeaveWall, overlapLeaveRatio
+	}
+	switch {
+	case wall < minWall:
+		return ModeOne, ReasonFastFlush
+	case cpu*ratio > wall:
+		return ModeOne, ReasonCPUBound
+	}
+	return ModeOverlap, ReasonDeviceBound
+}
+
+// fsyncTuner keeps the recent samples; guarded by AOF.mu.
+type fsyncTuner struct {
+	alone         sampleRing // fsyncs no other overlapped: wall and CPU
+	together      sampleRing // fsyncs others overlapped: wall
+	fresh         int        // alone samples since the last decision
+	freshTogether int        // together samples since the last check for serialization
+	n             int64      // fsyncs measured
+	mode          GroupMode
+	reason        Reason
+	switches      int64
+	probing       bool
+	nextProbe     int64 // n at which ModeOverlap's next probe starts
+	noOverlap     int64 // n before which ModeOverlap is not chosen (serialized)
+	backoff       int64
+	wall, cpu     time.Duration // the medians of the last decision
+}
+
+type sampleRing struct {
+	n         int
+	wall, cpu [tuneWindow]time.Duration
+}
+
+func (r *sampleRing) add(wall, cpu time.Duration) {
+	r.wall[r.n%tuneWindow], r.cpu[r.n%tuneWindow] = wall, cpu
+	r.n++
+}
+
+// medians returns the median wall and CPU time of the samples held.
+func (r *sampleRing) medians() (wall, cpu time.Duration) {
+	k := min(r.n, tuneWindow)
+	if k == 0 {
+		return 0, 0
+	}
+	w, c := r.wall, r.cpu
+	slices.Sort(w[:k])
+	slices.Sort(c[:k])
+	return w[k/2], c[k/2]
+}
+
+// observe accounts one fsync (alone: no other fsync was in flight at any
+// time during it) and returns the mode and whether a probe is on.
+func (t *fsyncTuner) observe(wall, cpu time.Duration, alone bool) (GroupMode, bool) {
+	t.n++
+	if !alone {
+		t.together.add(wall, cpu)
+		t.freshTogether++
+		if t.mode == ModeOverlap && t.together.n >= tuneWarmup && t.freshTogether >= tuneEvery {
+			t.freshTogether = 0
+			if tw, _ := t.together.medians(); tw >= serialFactor*t.wall {
+				t.backoff = min(max(2*t.backoff, backoffMin), backoffMax)
+				t.noOverlap = t.n + t.backoff
+				t.setMode(ModeOne, ReasonSerialized)
+				return t.mode, t.probing
+			}
+		}
+		if t.mode == ModeOverlap && !t.probing && t.n >= t.nextProbe {
+			t.probing, t.fresh = true, 0
+		}
+		return t.mode, t.probing
+	}
+	t.alone.add(wall, cpu)
+	t.fresh++
+	if t.alone.n < tuneWarmup || t.fresh < tuneEvery {
+		return t.mode, t.probing
+	}
+	t.fresh = 0
+	t.wall, t.cpu = t.alone.medians()
+	m, r := decide(t.mode, t.wall, t.cpu)
+	if m == ModeOverlap && t.mode == ModeOne && t.n < t.noOverlap {
+		m, r = ModeOne, ReasonSerialized
+	}
+	t.setMode(m, r)
+	t.nextProbe = t.n + probeEvery
+	return t.mode, t.probing
+}
+
+func (t *fsyncTuner) setMode(m GroupMode, r Reason) {
+	t.reason = r
+	t.probing = false
+	if m != t.mode {
+		t.mode = m
+		t.switches++
+		// Fsyncs in flight together under the other mode say nothing
+		// of this one.
+		t.together, t.freshTogether = sampleRing{}, 0
+	}
+}
+
+// timedSync fdatasyncs f and returns how long it took in wall time and in
+// CPU time of the thread that ran it (cpuOK false: not measured), and
+// whether it ran alone: no other fsync under Always was in flight at any
+// time during it.
+func (a *AOF) timedSync(f interface{ Sync() error }) (err error, m syncTiming) {
+	seq := a.syncStarts.Add(1)
+	first := a.inSync.Add(1) == 1
+	runtime.LockOSThread()
+	c0, ok0 := threadCPU()
+	t0 := a.syncClock()
+	err = f.Sync()
+	m.wall = a.syncClock() - t0
+	c1, ok1 := threadCPU()
+	runtime.UnlockOSThread()
+	m.alone = first && a.syncStarts.Load() == seq
+	a.inSync.Add(-1)
+	if ok0 && ok1 && c1 >= c0 {
+		m.cpu, m.cpuOK = c1-c0, true
+	}
+	return err, m
+}
+
+// syncTiming is what timedSync measured of one fsync.
+type syncTiming struct {
+	wall, cpu    time.Duration
+	cpuOK, alone bool
+}
+
+// syncCounters tell timedSync whether an fsync ran alone.
+type syncCounters struct {
+	syncStarts atomic.Int64 // fsyncs begun
+	inSync     atomic.Int32 // fsyncs in flight
+}
+
+// Inflight returns how many fsyncs the network loop should have in flight
+// at once under Always when aof-group-commit-inflight is left to the
+// tuner: tuneInflight in ModeOverlap, else (and during a probe) 1.
+func (a *AOF) Inflight() int {
+	if GroupMode(a.mode.Load()) == ModeOverlap && !a.probing.Load() {
+		return tuneInflight
+	}
+	return 1
+}
+
+// tuneFsync feeds the tuner one fsync under Always.
+func (a *AOF) tuneFsync(m syncTiming) {
+	a.mu.Lock()
+	mode, probing := a.tuner.observe(m.wall, m.cpu, m.alone)
+	a.mu.Unlock()
+	a.mode.Store(uint32(mode))
+	a.probing.Store(probing)
+}
+
+var monoStart = time.Now()
+
+// syncClock reads the clock that times fsyncs: Options.SyncClock or the
+// monotonic clock.
+func (a *AOF) syncClock() time.Duration {
+	if a.opt.SyncClock != nil {
+		return a.opt.SyncClock()
+	}
+	return time.Since(monoStart)
+}
