@@ -28,12 +28,13 @@ import (
 //	used = memStartup                        fixed: runtime, Lua, tables
 //	     + Σ dbs: keys × memKeyNode          dict node + bucket per key
 //	            + volatile keys × memExpNode  expires node, key copy
-//	            + db.memBytes                 key and value bytes
+//	            + db.memBytes                 key and value allocations
 //
 // db.memBytes is maintained at the keyspace's choke points (addKey, setKey,
 // removeKey, emptyDB, swapDBs) and, for values modified in place, by
 // lookupWrite recording the key and settling the difference after the
-// command (memSettle). A string costs its bytes; a collection's cost is
+// command (memSettle). A key or string costs its allocation as the heap
+// holds it (allocSize: size class and span share); a collection's cost is
 // measured (objMemUsage, O(n), as creating or freeing it is) when it is
 // created and whenever its length has doubled or halved since it was last
 // measured; in between it is scaled by its length, so a collection's
@@ -158,20 +159,36 @@ type memTouch struct {
 // ---------------------------------------------------------------------------
 // Cost of a key.
 
-// allocSize is what the Go allocator takes for n bytes: its size class up
-// to 32 KB, whole 8 KB pages above. Charging the class rather than n keeps
-// used_memory (and so eviction) close to the heap the keys really hold: a
-// 1000-byte value takes 1024.
+// allocSize is what the Go heap takes for an allocation of n bytes: its
+// size class up to 32 KB (whole 8 KB pages above), plus its share of its
+// span, the tail the span's objects leave unused and the span's 160-byte
+// descriptor (mspan), which the runtime keeps outside the heap but which
+// is resident all the same. Charging that rather than n keeps used_memory
+// (and so eviction) close to the memory the keys really hold: a 1000-byte
+// value takes 1024 bytes in an 8 KB span of 8, 1044 with its share.
 func allocSize(n int) int64 {
 	if n <= 0 {
 		return 0
 	}
 	if n > 32768 {
-		return int64(n+8191) &^ 8191
+		return int64(n+8191)&^8191 + mspanSize
 	}
-	i := sort.SearchInts(goSizeClasses[:], n)
-	return int64(goSizeClasses[i])
+	return goClassCost[sizeClassIndex(n)]
 }
+
+// mspanSize is the runtime's span descriptor (unsafe.Sizeof(mspan{}) in Go
+// 1.26, as MemStats.MSpanInuse grows a span).
+const mspanSize = 160
+
+// goClassCost is allocSize by size class.
+var goClassCost = func() (c [len(goSizeClasses)]int64) {
+	for i, size := range goSizeClasses {
+		span := goSizeClassPages[i] * 8192
+		objs := span / size
+		c[i] = int64((span + mspanSize + objs - 1) / objs)
+	}
+	return c
+}()
 
 // goSizeClasses are the Go runtime's small-object size classes
 // (runtime/sizeclasses.go).
@@ -180,6 +197,14 @@ var goSizeClasses = [...]int{8, 16, 24, 32, 48, 64, 80, 96, 112, 128, 144, 160, 
 	1408, 1536, 1792, 2048, 2304, 2688, 3072, 3200, 3456, 4096, 4864, 5376, 6144, 6528, 6784,
 	6912, 8192, 9472, 9728, 10240, 10880, 12288, 13568, 14336, 16384, 18432, 19072, 20480,
 	21760, 24576, 27264, 28672, 32768}
+
+// goSizeClassPages is the span size of each class in 8 KB pages
+// (class_to_allocnpages).
+var goSizeClassPages = [len(goSizeClasses)]int{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	2, 1, 2, 1, 2, 1, 3, 2, 3, 1, 3, 2, 3, 4, 5,
+	6, 1, 7, 6, 5, 4, 3, 5, 7, 2, 9, 7, 5,
+	8, 3, 10, 7, 4}
 
 // Collections keep the cost charged for them in meta's low 32 bits (strings
 // keep their length there): [0,27) cost in 16-byte units, [27,32) the bit
@@ -791,14 +816,17 @@ func (s *Server) startEvictionProc() {
 // The runtime's memory limit.
 
 // memLimitFor is the Go soft memory limit for a maxmemory: the heap may
-// exceed the dataset by a tenth (and 4 MB) before the GC is pressed.
-// TestEvictZipfCacheBench, 64 MB, interleaved with redis-server (77.2-77.3
-// MB RSS, 0.8-0.9 µs CPU a command): this gives 78.0 MB at 0.96-0.98 µs.
-// The room left for garbage above the live heap is only 2-3 MB, so less is
-// a cliff: + 3 MB instead of 4 gives Redis's RSS but 1.2-2.4 µs, + 2 MB
-// 3.4-3.8 µs (ten times the GCs); see docs/benchmarks.md.
+// exceed the dataset by a tenth (and 2.5 MB) before the GC is pressed.
+// Below the limit sit the live heap (used_memory, which charges each
+// allocation its span share, allocSize), the runtime's metadata (~4 MB at
+// 64 MB) and span fragmentation (1-2 MB); what is left is the room for
+// garbage, and a cache that recycles its evicted values (valuePool) makes
+// little. TestEvictZipfCacheBench, 64 MB, interleaved with redis-server:
+// see docs/benchmarks.md. The room is ~1 MB above a cliff: with + 1.5 MB
+// instead of 2.5 the heap no longer fits and the GC runs back to back
+// (~400 cycles a run instead of ~8, 3.3 µs a command instead of ~1).
 func memLimitFor(maxmemory int64) int64 {
-	return maxmemory + maxmemory/10 + 4<<20
+	return maxmemory + maxmemory/10 + 5<<19
 }
 
 // applyMemoryLimit follows maxmemory with the runtime's soft limit, unless

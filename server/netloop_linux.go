@@ -251,6 +251,14 @@ type parkedEpoll struct {
 	f    *os.File
 	rc   syscall.RawConn
 	dead bool // a deadline is set
+
+	// The poller's callback and what it leaves for wait, made once: a
+	// closure over wait's locals would be allocated at every wait, the
+	// most frequent garbage of a loaded server.
+	evs   []unix.EpollEvent
+	n     int
+	err   error
+	ready func(uintptr) bool
 }
 
 func (w *parkedEpoll) init(fd int) error {
@@ -270,6 +278,10 @@ func (w *parkedEpoll) init(fd int) error {
 		return err
 	}
 	w.f, w.rc = f, rc
+	w.ready = func(uintptr) bool {
+		w.n, w.err = unix.EpollWait(w.fd, w.evs, 0)
+		return w.n > 0 || (w.err != nil && w.err != unix.EINTR)
+	}
 	return nil
 }
 
@@ -285,19 +297,16 @@ func (w *parkedEpoll) wait(evs []unix.EpollEvent, timeoutMs int) (int, error) {
 		w.f.SetReadDeadline(time.Time{})
 		w.dead = false
 	}
-	var n int
-	var err error
-	rerr := w.rc.Read(func(uintptr) bool {
-		n, err = unix.EpollWait(w.fd, evs, 0)
-		return n > 0 || (err != nil && err != unix.EINTR)
-	})
+	w.evs = evs
+	rerr := w.rc.Read(w.ready)
+	w.evs = nil
 	if rerr != nil {
 		if errors.Is(rerr, os.ErrDeadlineExceeded) {
 			return 0, nil
 		}
 		return 0, rerr
 	}
-	return n, err
+	return w.n, w.err
 }
 
 // newNetLoops makes the loop (at Listen, before data loading can open an
