@@ -141,6 +141,13 @@ type Config struct {
 	// ActiveExpireEnabled is not a directive (DEBUG SET-ACTIVE-EXPIRE).
 	ActiveExpireEnabled bool
 
+	// Users are the file's "user" lines (name, then rules), in order: the
+	// server's ACL creates them at start (Redis ACLLoadConfiguredUsers).
+	Users [][]string
+	// UserLines, set by the server, renders its ACL users for CONFIG
+	// REWRITE ("user <name> <rules>" each); nil writes the default user.
+	UserLines func() []string
+
 	// Implemented is the set of canonical directive names the server acts
 	// on; NoEffect reports every other directive set in the file or flags.
 	// Default fills it with the directives that have a typed field; the
@@ -177,6 +184,10 @@ func Default() *Config {
 		if d.field != nil || d.typed || replicationDirectives[d.name] {
 			c.Implemented[d.name] = true
 		}
+	}
+	c.Implemented["user"] = true
+	for i := range directives {
+		d := &directives[i]
 		if err := d.setArgs(c, d.defaultArgs()); err != "" {
 			panic("config: bad default for " + d.name + ": " + err) // table bug, caught by tests
 		}
@@ -196,6 +207,7 @@ func (c *Config) Clone() *Config {
 	n.Implemented = maps.Clone(c.Implemented)
 	n.raw = maps.Clone(c.raw)
 	n.seen = slices.Clone(c.seen)
+	n.Users = slices.Clone(c.Users)
 	return &n
 }
 

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/aofserver/aofserver/fsx"
@@ -319,8 +320,10 @@ func (c *Config) apply(argv []string, file string, depth int) (reason string, er
 		}
 		// Redis clears reading_config_file when the included text ends.
 		c.readingFile = false
+	case name == "user" && len(argv) >= 2:
+		c.Users = append(c.Users, slices.Clone(argv[1:]))
+		c.markSeen(name)
 	case name == "rename-command" && len(argv) == 3,
-		name == "user" && len(argv) >= 2,
 		name == "loadmodule" && len(argv) >= 2:
 		c.markSeen(name)
 	case strings.Contains(name, "."):

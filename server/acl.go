@@ -4,9 +4,13 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
 	"sort"
 	"strings"
 
+	"github.com/aofserver/aofserver/fsx"
 	"github.com/aofserver/aofserver/rstring"
 )
 
@@ -162,13 +166,170 @@ func (s *Server) initACL() {
 			a.cmds = append(a.cmds, cmd.subs[sn])
 		}
 	}
+	d := s.defaultUserRules()
+	a.users["default"] = d
+	a.def = d
+	s.aclSetDefaultPassword(s.cfg.Requirepass)
+	s.cfg.UserLines = s.aclUserLines
+}
+
+// aclUserLines renders the users for CONFIG REWRITE and ACL SAVE.
+func (s *Server) aclUserLines() []string {
+	var out []string
+	for _, u := range s.sortedUsers() {
+		out = append(out, "user "+u.name+" "+s.describeUser(u))
+	}
+	return out
+}
+
+// aclLoadAtStartup is ACLLoadUsersAtStartup: the config file's users,
+// then the ACL file's. The error ends the start-up (its lines are logged).
+func (s *Server) aclLoadAtStartup() error {
+	file := s.aclFile()
+	if file != "" && len(s.cfg.Users) > 0 {
+		return errors.New("Configuring Redis with users defined in redis.conf and at the same setting an ACL file path is invalid. This setup is very likely to lead to configuration errors and security holes, please define either an ACL file or declare users directly in your redis.conf, but not both.")
+	}
+	for _, line := range s.cfg.Users {
+		name := line[0]
+		if aclHasSpaces(name) {
+			s.log.Warn().Msg("Spaces not allowed in ACL usernames")
+			return errors.New("Critical error while loading ACLs. Exiting.")
+		}
+		rules, bad := aclMergeSelectorArgs(line[1:])
+		if bad >= 0 {
+			return errors.New("Error in user declaration '" + line[1+bad] + "': Syntax error")
+		}
+		u := s.acl.users[name]
+		if u == nil {
+			u = s.newACLUser(name)
+			s.acl.users[name] = u
+		} else {
+			s.aclSetUser(u, "reset") // only "default" exists already
+		}
+		for _, r := range rules {
+			if e := s.aclSetUser(u, r); e != "" {
+				s.log.Warn().Msgf("Error loading ACL rule '%s' for the user named '%s': %s", r, name, e)
+				return errors.New("Critical error while loading ACLs. Exiting.")
+			}
+		}
+		if u.flags&userDisabled != 0 {
+			s.log.Info().Msgf("The user '%s' is disabled (there is no 'on' modifier in the user description). Make sure this is not a configuration error.", name)
+		}
+	}
+	s.aclDefaultChanged()
+	if file != "" {
+		if msg := s.aclLoadFile(nil); msg != "" {
+			return errors.New("Aborting Redis startup because of ACL errors: " + msg)
+		}
+	}
+	return nil
+}
+
+// aclFile is the aclfile directive ("" for none).
+func (s *Server) aclFile() string {
+	if v := s.cfg.Get("aclfile"); len(v) == 1 {
+		return v[0][1]
+	}
+	return ""
+}
+
+// aclLoadFile is ACLLoadFromFile: the users of the ACL file replace the
+// current ones if the whole file is valid; otherwise nothing changes and
+// the errors are returned. Clients of the replaced users are closed (cur
+// after its reply).
+func (s *Server) aclLoadFile(cur *client) string {
+	name := s.aclFile()
+	data, err := fsx.ReadAll(s.fsys(), absPath(s.cfg.Dir, name))
+	if err != nil {
+		return "Error loading ACLs, opening file '" + name + "': " + rstring.Strerror(err)
+	}
+	users := map[string]*aclUser{}
+	var errs strings.Builder
+	for i, line := range strings.Split(string(data), "\n") {
+		linenum := i + 1
+		line = strings.Trim(line, " \t\r\n")
+		if line == "" {
+			continue
+		}
+		argv := strings.Split(line, " ")
+		if argv[0] != "user" || len(argv) < 2 {
+			fmt.Fprintf(&errs, "%s:%d should start with user keyword followed by the username. ", name, linenum)
+			continue
+		}
+		if aclHasSpaces(argv[1]) {
+			fmt.Fprintf(&errs, "'%s:%d: username '%s' contains invalid characters. ", name, linenum, argv[1])
+			continue
+		}
+		if users[argv[1]] != nil {
+			fmt.Fprintf(&errs, "WARNING: Duplicate user '%s' found on line %d. ", argv[1], linenum)
+			continue
+		}
+		u := s.newACLUser(argv[1])
+		users[u.name] = u
+		rules, bad := aclMergeSelectorArgs(argv[2:])
+		if bad >= 0 {
+			fmt.Fprintf(&errs, "%s:%d: Unmatched parenthesis in selector definition.", name, linenum)
+		}
+		for _, r := range rules {
+			r = strings.Trim(r, "\t\r\n")
+			if e := s.aclSetUser(u, r); e == aclErrUnknown {
+				// a command name is no secret: Redis names the rule
+				fmt.Fprintf(&errs, "%s:%d: Error in applying operation '%s': %s. ", name, linenum, r, e)
+			} else if e != "" {
+				fmt.Fprintf(&errs, "%s:%d: %s. ", name, linenum, e)
+			}
+		}
+	}
+	if errs.Len() != 0 {
+		return errs.String() + "WARNING: ACL errors detected, no change to the previously active ACL rules was performed"
+	}
+	// the default user keeps its identity (clients point to it)
+	def := s.acl.def
+	if nd := users["default"]; nd != nil {
+		def.copyFrom(nd)
+	} else {
+		def.copyFrom(s.defaultUserRules())
+	}
+	users["default"] = def
+	old := s.acl.users
+	s.acl.users = users
+	for n, u := range old {
+		if n != "default" {
+			s.killUserClients(u, cur)
+		}
+	}
+	s.aclDefaultChanged()
+	return ""
+}
+
+// defaultUserRules is ACLCreateDefaultUser's user, unlinked.
+func (s *Server) defaultUserRules() *aclUser {
 	d := s.newACLUser("default")
 	for _, op := range []string{"+@all", "~*", "&*", "on", "nopass"} {
 		s.aclSetUser(d, op)
 	}
-	a.users["default"] = d
-	a.def = d
-	s.aclSetDefaultPassword(s.cfg.Requirepass)
+	return d
+}
+
+// aclSaveFile is ACLSaveToFile.
+func (s *Server) aclSaveFile() bool {
+	var b strings.Builder
+	for _, l := range s.aclUserLines() {
+		b.WriteString(l + "\n")
+	}
+	path := absPath(s.cfg.Dir, s.aclFile())
+	tmp := fmt.Sprintf("%s.tmp-%d-%d", path, os.Getpid(), s.nowMs())
+	if err := fsx.WriteFile(s.fsys(), tmp, []byte(b.String())); err != nil {
+		s.log.Warn().Msgf("Writing ACL file for ACL SAVE: %s", rstring.Strerror(err))
+		s.fsys().Remove(tmp)
+		return false
+	}
+	if err := s.fsys().Rename(tmp, path); err != nil {
+		s.log.Warn().Msgf("Renaming ACL file for ACL SAVE: %s", rstring.Strerror(err))
+		s.fsys().Remove(tmp)
+		return false
+	}
+	return true
 }
 
 // aclSetDefaultPassword is ACLUpdateDefaultUserPassword: requirepass is

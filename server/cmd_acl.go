@@ -6,8 +6,8 @@ import (
 	"strings"
 )
 
-// The ACL command (the users are in acl.go; no ACL file), and ROLE for a
-// master without replicas.
+// The ACL command (the users and the ACL file are in acl.go), and ROLE
+// for a master without replicas.
 
 func init() {
 	a := func(name string, arity int, flags uint64, proc cmdProc, summary, since string, acl ...string) *command {
@@ -24,9 +24,9 @@ func init() {
 		a("acl|getuser", 3, adm, aclGetuserCommand, "Get the rules for a specific ACL user", "6.0.0", "@admin", "@slow", "@dangerous"),
 		a("acl|help", 2, ls, aclHelpCommand, "Show helpful text about the different subcommands", "6.0.0", "@slow"),
 		a("acl|list", 2, adm, aclListCommand, "List the current ACL rules in ACL config file format", "6.0.0", "@admin", "@slow", "@dangerous"),
-		a("acl|load", 2, adm, aclNoFileCommand, "Reload the ACLs from the configured ACL file", "6.0.0", "@admin", "@slow", "@dangerous"),
+		a("acl|load", 2, adm, aclLoadCommand, "Reload the ACLs from the configured ACL file", "6.0.0", "@admin", "@slow", "@dangerous"),
 		a("acl|log", -2, adm, aclLogCommand, "List latest events denied because of ACLs in place", "6.0.0", "@admin", "@slow", "@dangerous"),
-		a("acl|save", 2, adm, aclNoFileCommand, "Save the current ACL rules in the configured ACL file", "6.0.0", "@admin", "@slow", "@dangerous"),
+		a("acl|save", 2, adm, aclSaveCommand, "Save the current ACL rules in the configured ACL file", "6.0.0", "@admin", "@slow", "@dangerous"),
 		a("acl|setuser", -3, adm, aclSetuserCommand, "Modify or create the rules for a specific ACL user", "6.0.0", "@admin", "@slow", "@dangerous"),
 		a("acl|users", 2, adm, aclUsersCommand, "List the username of all the configured ACL rules", "6.0.0", "@admin", "@slow", "@dangerous"),
 		a("acl|whoami", 2, cmdNoScript|ls, aclWhoamiCommand, "Return the name of the user associated to the current connection", "6.0.0", "@slow"),
@@ -149,6 +149,32 @@ func aclGenpassCommand(c *client, argv [][]byte) {
 		return
 	}
 	c.bulkString(hex.EncodeToString(buf)[:chars])
+}
+
+func aclLoadCommand(c *client, argv [][]byte) {
+	s := c.srv
+	if s.aclFile() == "" {
+		aclNoFileCommand(c, argv)
+		return
+	}
+	if msg := s.aclLoadFile(c); msg != "" {
+		c.err("ERR " + msg)
+		return
+	}
+	c.ok()
+}
+
+func aclSaveCommand(c *client, argv [][]byte) {
+	s := c.srv
+	if s.aclFile() == "" {
+		aclNoFileCommand(c, argv)
+		return
+	}
+	if !s.aclSaveFile() {
+		c.err("ERR There was an error trying to save the ACLs. Please check the server logs for more information")
+		return
+	}
+	c.ok()
 }
 
 func aclNoFileCommand(c *client, argv [][]byte) {

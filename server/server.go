@@ -168,6 +168,9 @@ func New(cfg *config.Config, log zerolog.Logger) (*Server, error) {
 		activeExpire: true,
 	}
 	s.initACL()
+	if err := s.aclLoadAtStartup(); err != nil {
+		return nil, err
+	}
 	s.inflight.Store(int32(cfg.AOFGroupCommitInflight))
 	s.stats.errorCounts = map[string]int64{}
 	s.dbs = make([]*DB, cfg.Databases)
