@@ -78,8 +78,8 @@ func TestEvictSetReusesEvictedBuffers(t *testing.T) {
 // every key left.
 func TestEvictRecycledValuesKeepTheirBytes(t *testing.T) {
 	const n = 1000
-	// 200 µs a key: the save lasts while the SETs below run.
-	ts, c := evictingServer(t, n, "--rdb-key-save-delay", "200")
+	// 2 ms a key: the save (~250 keys) lasts while the SETs below run.
+	ts, c := evictingServer(t, n, "--rdb-key-save-delay", "2000")
 	for i := 0; i < 20; i++ {
 		src := "fill:" + strconv.Itoa(i)
 		if c.do("EXISTS", src) == ":1\r\n" {
