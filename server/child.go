@@ -2,7 +2,6 @@ package server
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -62,30 +61,34 @@ func runSnapshotWriter(path, final string) int {
 	// over, so it writes through the operating system's (tests that
 	// substitute the parent's run the writer in process: spawnInProc).
 	if err := writeSnapshot(fsx.OS(), os.Stdin, childPath(path, pid), final); err != nil {
-		if err != errSilent {
-			fmt.Fprintln(os.Stderr, err)
-		}
+		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	return 0
 }
 
-// errSilent is a writer failure that prints nothing (as before: a failed
-// close).
-var errSilent = errors.New("snapshot writer failed")
-
 // writeSnapshot is the snapshot writer's work: copy in into path through
 // fsys with an fsync every 4 MB and at the end, close, and rename to final
-// if set. On error path is removed and the error is the line to print.
+// if set. On error path is removed and the error is the line Redis's child
+// logs for the failed step: rdbSave's for BGSAVE, rewriteAppendOnlyFile's
+// for a rewrite (the one job that names a final file).
 func writeSnapshot(fsys fsx.FS, in io.Reader, path, final string) error {
+	rewrite := final != ""
 	f, err := fsys.Create(path)
 	if err != nil {
-		return fmt.Errorf("Failed opening the temp file %s for saving: %v", path, err)
+		if rewrite {
+			return fmt.Errorf("Opening the temp file for AOF rewrite in rewriteAppendOnlyFile(): %s", errnoText(err))
+		}
+		return fmt.Errorf("Failed opening the temp RDB file %s (in server root dir %s) for saving: %s",
+			filepath.Base(path), filepath.Dir(path), errnoText(err))
 	}
 	fail := func(err error) error {
 		f.Close()
 		fsys.Remove(path)
-		return fmt.Errorf("Write error saving DB on disk: %v", err)
+		if rewrite {
+			return fmt.Errorf("Write error writing append only file on disk: %s", errnoText(err))
+		}
+		return fmt.Errorf("Write error saving DB on disk: %s", errnoText(err))
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
 	rd := bufio.NewReaderSize(in, 1<<20)
@@ -127,13 +130,12 @@ func writeSnapshot(fsys fsx.FS, in io.Reader, path, final string) error {
 		return fail(err)
 	}
 	if err := f.Close(); err != nil {
-		fsys.Remove(path)
-		return errSilent
+		return fail(err)
 	}
 	if final != "" {
 		if err := fsys.Rename(path, final); err != nil {
 			fsys.Remove(path)
-			return fmt.Errorf("Error moving temp append only file on the final destination: %v", err)
+			return fmt.Errorf("Error moving temp append only file on the final destination: %s", errnoText(err))
 		}
 	}
 	return nil
@@ -268,6 +270,8 @@ func (s *Server) spawnInProc(path, final string, q *snapQueue, startedMsg string
 		case cp.killed.Load():
 			cp.exit = childExitKilled
 		default:
+			// The line a child process prints (Redis's child logs it).
+			s.log.Warn().Msg(werr.Error())
 			cp.exit = 1
 			q.fail(fmt.Errorf("snapshot writer exited: %w", werr))
 		}

@@ -256,6 +256,10 @@ func (cj *crashJobs) workload(t *testing.T, s *Server, logs *lockedBuffer, o *jo
 			logHasOne(t, what+": BGSAVE", logs, "Background saving terminated with success")
 			saved(keys)
 		case faulty:
+			// The writer's line (Redis's child logs it) or the install's,
+			// then the parent's.
+			logHasOne(t, what+": BGSAVE", logs, "Failed opening the temp RDB file", "Write error saving DB on disk",
+				"Error moving temp DB file on the final destination")
 			logHasOne(t, what+": BGSAVE", logs, "Background saving error")
 		default:
 			t.Fatalf("%s: BGSAVE failed:\n%s", what, logs.String())
@@ -283,8 +287,13 @@ func (cj *crashJobs) workload(t *testing.T, s *Server, logs *lockedBuffer, o *jo
 		case strings.Contains(info, "aof_last_bgrewrite_status:ok\r\n"):
 			logHasOne(t, what+": BGREWRITEAOF", logs, "Background AOF rewrite finished successfully")
 		case faulty && !final:
+			if strings.Contains(logs.String(), "Background AOF rewrite terminated with error") {
+				// The writer failed: its line comes first.
+				logHasOne(t, what+": BGREWRITEAOF", logs, "Opening the temp file for AOF rewrite in rewriteAppendOnlyFile()",
+					"Write error writing append only file on disk", "Error moving temp append only file on the final destination")
+			}
 			logHasOne(t, what+": BGREWRITEAOF", logs, "Background AOF rewrite terminated with error",
-				"Error trying to rename the temporary AOF file", "Error moving temp append only file on the final destination",
+				"Error trying to rename the temporary AOF file",
 				// A failed switch to the new incr file was logged when it
 				// happened (the reply to BGREWRITEAOF had gone already).
 				"Fail to persist the AOF manifest file", "Can't open the append-only file",
