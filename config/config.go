@@ -185,7 +185,10 @@ func Default() *Config {
 			c.Implemented[d.name] = true
 		}
 	}
-	c.Implemented["user"] = true
+	// the server's ACL (server/acl.go) reads these by name
+	for _, n := range []string{"user", "aclfile", "acllog-max-len", "acl-pubsub-default"} {
+		c.Implemented[n] = true
+	}
 	for i := range directives {
 		d := &directives[i]
 		if err := d.setArgs(c, d.defaultArgs()); err != "" {
