@@ -335,6 +335,9 @@ func (s *Server) waitUnblocked(c *client) bool {
 		buf := make([]byte, 4096)
 		for {
 			n, err := c.conn.Read(buf)
+			if n > 0 || !isTimeout(err) {
+				c.srv.stats.totalReads.Add(1)
+			}
 			if n > 0 {
 				got = append(got, buf[:n]...)
 			}

@@ -137,6 +137,8 @@ type client struct {
 	// so the script's keys are remembered when it ends.
 	scriptReadDone bool
 
+	// rbuf is Redis's static reply buffer (replybuf.go; under s.mu).
+	rbuf replyBuf
 	// qbufCap mirrors the size of the query buffer as Redis would hold
 	// it (rd.qb) for the memory figures.
 	qbufCap atomic.Int64
@@ -161,7 +163,7 @@ type watchedKey struct {
 }
 
 func newClient(s *Server, nc net.Conn, id int64) *client {
-	c := &client{srv: s, id: id, conn: nc, rd: newReqReader(), resp: 2, created: time.Now()}
+	c := &client{srv: s, id: id, conn: nc, rd: newReqReader(), resp: 2, created: time.Now(), rbuf: newReplyBuf()}
 	c.lastInter.Store(c.created.UnixNano())
 	c.rd.qb.mirror = &c.qbufCap
 	if nc != nil {
@@ -516,6 +518,7 @@ func (c *client) pushWriterLoop() {
 		// Counted before the peer can see the bytes (INFO right after
 		// reading them includes them); what was not written is taken back.
 		c.srv.stats.netOutput.Add(total)
+		c.srv.stats.totalWrites.Add(1)
 		n, released, err := c.writeTaken(bufs, &nb)
 		c.srv.stats.netOutput.Add(n - total)
 		c.pushMu.Lock()

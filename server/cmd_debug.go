@@ -156,6 +156,8 @@ func debugCommand(c *client, argv [][]byte) {
 		// "-<string>" as is (addReplySds): no error code added, and
 		// not an error reply for the statistics.
 		c.addReplyString("-" + strings.NewReplacer("\r", " ", "\n", " ").Replace(string(argv[2])) + "\r\n")
+	case n == 4 && eqFold(sub, "replybuffer"):
+		debugReplyBuffer(c, argv)
 	case n == 3 && eqFold(sub, "protocol"):
 		debugProtocol(c, string(lowerASCII(argv[2])))
 	default:
@@ -168,6 +170,10 @@ type debugKnobs struct {
 	aofFlushSleep time.Duration // AOF-FLUSH-SLEEP, kept for the AOF's writer
 	skipChecksum  bool          // SET-SKIP-CHECKSUM-VALIDATION: RESTORE ignores the CRC
 	pauseCron     bool          // PAUSE-CRON: the cron does nothing
+	// REPLYBUFFER: server.reply_buffer_peak_reset_time (ms, -1 never;
+	// set in New) and reply_buffer_resizing_enabled turned off.
+	replyBufPeakReset int64
+	replyBufNoResize  bool
 }
 
 func truncate(s string, n int) string {

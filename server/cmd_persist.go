@@ -218,6 +218,9 @@ func (s *Server) resetStats() {
 	st.totalErrorReplies, st.unexpectedErrs, st.lazyfreedObjects = 0, 0, 0
 	st.netInput.Store(0)
 	st.netOutput.Store(0)
+	st.totalReads.Store(0)
+	st.totalWrites.Store(0)
+	st.replyBufShrinks, st.replyBufExpands = 0, 0
 	st.errorCounts = map[string]int64{}
 	for _, cmd := range s.commands {
 		cmd.calls, cmd.usec, cmd.rejected, cmd.failed = 0, 0, 0, 0

@@ -107,6 +107,7 @@ func (s *Server) connLoop(c *client) {
 				c.pendingIn = c.pendingIn[n:]
 			} else {
 				n, err = c.conn.Read(buf)
+				s.stats.totalReads.Add(1)
 			}
 			if n > 0 {
 				c.rd.read(n)
@@ -258,6 +259,7 @@ func (s *Server) execChunk(c *client, i, n int) (next int, a *aof.AOF, ok bool) 
 	for ; i < end; i++ {
 		mark := len(c.out)
 		s.processCommand(c, c.rd.argsOf(i))
+		c.rbuf.noteReply(len(c.out))
 		if c.yield {
 			break // the network loop hands c to a goroutine, from command i
 		}

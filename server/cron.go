@@ -107,17 +107,31 @@ func (s *Server) activeExpireCycle(budget time.Duration) {
 }
 
 // clientsCron is the part of Redis's clientsCron that resizes the query
-// buffers (clientsCronResizeQueryBuffer). Redis visits numclients/hz
+// and reply buffers (clientsCronResizeQueryBuffer and
+// clientsCronResizeOutputBuffer) and samples client_recent_max_input_buffer
+// (clientsCronTrackExpansiveClients). Redis visits numclients/hz
 // clients a call, at least 5 (CLIENTS_CRON_MIN_ITERATIONS): every client
 // each call while they are few, else each about once a second, which is
 // what the peak it resets measures. Under s.mu.
 func (s *Server) clientsCron(now time.Time, hz int, tick int64) {
 	all := len(s.clients) <= 5*hz
-	unix := now.Unix()
+	unix, ms := now.Unix(), now.UnixMilli()
 	for id, c := range s.clients {
 		if !all && (id+tick)%int64(hz) != 0 {
 			continue
 		}
 		c.rd.qb.cronResize(unix - c.lastInter.Load()/1e9)
+		s.cronResizeReplyBuf(&c.rbuf, c.outHeld.Load(), ms)
+		// clientsCronTrackExpansiveClients: the query buffer's allocation
+		// (sdsZmallocSize) and a blocked command's arguments.
+		alloc := c.rd.qb.size()
+		in := jemallocUsable(sdsHdrSize(alloc) + alloc + 1)
+		if bs := c.block; bs != nil {
+			for _, a := range bs.argv {
+				in += int64(len(a))
+			}
+			in += jemallocUsable(8 * int64(min(len(bs.argv), 1024)))
+		}
+		s.stats.ibufPeak.note(in)
 	}
 }

@@ -730,12 +730,14 @@ func (l *netLoop) serve(c *client) {
 		if err == unix.EAGAIN || err == unix.EINTR {
 			return
 		}
+		s.stats.totalReads.Add(1)
 		l.closeClient(c) // EOF or error
 		return
 	}
 	full := n == len(buf)
 	c.rd.read(n)
 	s.stats.netInput.Add(int64(n))
+	s.stats.totalReads.Add(1)
 	c.lastInter.Store(time.Now().UnixNano())
 	perr := c.rd.parse()
 	if reading && c.rd.ncmds() == 0 {

@@ -240,6 +240,7 @@ func (s *Server) writeReplies(c *client, b []byte) (int, error) {
 	// Counted before the peer can see the bytes; what was not written is
 	// taken back.
 	s.stats.netOutput.Add(int64(len(b)))
+	s.stats.totalWrites.Add(1)
 	var n int
 	var err error
 	if c.lc != nil {

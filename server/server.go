@@ -147,10 +147,16 @@ type stats struct {
 	netInput          atomic.Int64
 	netOutput         atomic.Int64
 	obufPeak          obufPeaks // client_recent_max_output_buffer (outbuf.go)
-	errorCounts       map[string]int64
-	unexpectedErrs    int64
-	expireCycleCPU    int64
-	lazyfreedObjects  int64 // lazyfree.go
+	ibufPeak          obufPeaks // client_recent_max_input_buffer (clientsCron)
+	// total_reads_processed / total_writes_processed: the read and write
+	// events Redis's readQueryFromClient and writeToClient count.
+	totalReads, totalWrites atomic.Int64
+	replyBufShrinks         int64 // replybuf.go
+	replyBufExpands         int64
+	errorCounts             map[string]int64
+	unexpectedErrs          int64
+	expireCycleCPU          int64
+	lazyfreedObjects        int64 // lazyfree.go
 }
 
 // New builds a server from cfg. It does not load data or listen yet.
@@ -167,6 +173,7 @@ func New(cfg *config.Config, log zerolog.Logger) (*Server, error) {
 		exitFn:       os.Exit,
 		activeExpire: true,
 	}
+	s.dbg.replyBufPeakReset = replyBufPeakResetTime
 	s.initACL()
 	if err := s.aclLoadAtStartup(); err != nil {
 		return nil, err
