@@ -548,7 +548,7 @@ func (s *Server) aclSetSelector(sel *aclSelector, op string) aclError {
 					flags |= aclKeyRead
 				} else if ch == 'W' && flags&aclKeyWrite == 0 {
 					flags |= aclKeyWrite
-				} else if op[off] == '~' {
+				} else if op[off] == '~' && flags != 0 { // "%~x" has no permission
 					off++
 					break
 				} else {
@@ -1032,8 +1032,7 @@ func (p aclKeyPattern) String() string {
 	case aclKeyWrite:
 		return "%W~" + p.pattern
 	}
-	// a pattern with no permission ("%~x"): Redis panics here
-	return "%~" + p.pattern
+	return "%~" + p.pattern // unreachable: "%~x" is a syntax error
 }
 
 func (s *Server) countCategory(b *aclBitmap, cat int) (on, off int) {

@@ -123,6 +123,8 @@ func TestDiffACLSetuserRules(t *testing.T) {
 		cmd("ACL", "SETUSER", "bad", "+config|get|x"), cmd("ACL", "SETUSER", "bad", "+get|"),
 		cmd("ACL", "SETUSER", "bad", "+get|x|y"), cmd("ACL", "SETUSER", "bad", "-select|0"),
 		cmd("ACL", "SETUSER", "bad", "%X~a"), cmd("ACL", "SETUSER", "bad", "%RR~a"),
+		cmd("ACL", "SETUSER", "bad", "%~a"), cmd("ACL", "SETUSER", "bad", "%~"),
+		cmd("ACL", "SETUSER", "odd", "%R", "%RW~", "%WR~x", "~"), aclNorm("ACL", "GETUSER", "odd"),
 		cmd("ACL", "SETUSER", "bad", "~a b"), cmd("ACL", "SETUSER", "bad", "+"),
 		cmd("ACL", "SETUSER", "bad", "(+get", "~x"), cmd("ACL", "SETUSER", "bad", "on", "(+get"),
 		cmd("ACL", "SETUSER", "bad", "(+nosuch)"), cmd("ACL", "SETUSER", "bad", "(~x", "+nosuch)"),
