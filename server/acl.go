@@ -955,6 +955,32 @@ func (s *Server) aclCheck(u *aclUser, cmd *command, argv [][]byte) (int, int) {
 	return relevant, last
 }
 
+// aclFullKeyAccess is ACLUserCheckCmdWithUnrestrictedKeyAccess for
+// reads: a selector that allows argv (a full command line) can read any
+// key (allkeys, or a "*" pattern with read permission).
+func (s *Server) aclFullKeyAccess(u *aclUser, argv [][]byte) bool {
+	cmd, _ := s.lookupCommand(argv)
+	if cmd == nil {
+		return false
+	}
+	var keys []keyRef
+	done := false
+	for _, sel := range u.selectors {
+		if r, _ := s.checkSelector(sel, cmd, argv, &keys, &done); r != aclOK {
+			continue
+		}
+		if sel.flags&selAllKeys != 0 {
+			return true
+		}
+		for _, p := range sel.keys {
+			if p.flags&aclKeyRead != 0 && p.pattern == "*" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // aclDenial is processCommand's NOPERM reply for a denial.
 func aclDenial(res int, cmd *command) string {
 	switch res {

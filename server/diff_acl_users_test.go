@@ -375,3 +375,22 @@ func TestDiffACLLog(t *testing.T) {
 		}
 	}
 }
+
+// SORT's BY and GET patterns need unrestricted read access (sort.c).
+func TestDiffACLSortPatterns(t *testing.T) {
+	p := newDiffPair(t)
+	p.runACL([][]string{
+		cmd("RPUSH", "pub1", "3", "1", "2"), cmd("SET", "w_1", "9"),
+		cmd("ACL", "SETUSER", "u1", "on", ">p", "+@all", "~pub*"),
+		cmd("ACL", "SETUSER", "u2", "on", ">p", "+@all", "%R~*", "~pub*"),
+		cmd("ACL", "SETUSER", "u3", "on", ">p", "+@all", "%W~*", "~pub*"),
+		cmd("ACL", "SETUSER", "u4", "on", ">p", "-@all", "+get", "~*", "(+sort ~pub*)"),
+		cmd("AUTH", "u1", "p"),
+		cmd("SORT", "pub1"), cmd("SORT", "pub1", "BY", "nosort"), cmd("SORT", "pub1", "BY", "w_*"),
+		cmd("SORT", "pub1", "GET", "#"), cmd("SORT", "pub1", "GET", "w_*"), cmd("SORT_RO", "pub1", "BY", "w_*"),
+		cmd("EVAL", "return redis.call('sort','pub1','by','w_*')", "0"),
+		cmd("AUTH", "u2", "p"), cmd("SORT", "pub1", "BY", "w_*", "GET", "#"),
+		cmd("AUTH", "u3", "p"), cmd("SORT", "pub1", "BY", "w_*"),
+		cmd("AUTH", "u4", "p"), cmd("SORT", "pub1", "BY", "w_*"), cmd("SORT", "pub1"),
+	})
+}

@@ -101,6 +101,9 @@ func sortGeneric(c *client, argv [][]byte, readonly bool) {
 	var limitStart, limitCount int64 = 0, -1
 	var sortby, storekey []byte
 	var gets [][]byte
+	// BY and GET patterns name keys the ACL check did not see: they need
+	// unrestricted read access (ACLUserCheckCmdWithUnrestrictedKeyAccess)
+	fullKeys := c.user == nil || c.user.open || s.aclFullKeyAccess(c.user, argv)
 	for j := 2; j < len(argv); j++ {
 		left := len(argv) - j - 1
 		a := argv[j]
@@ -132,9 +135,16 @@ func sortGeneric(c *client, argv [][]byte, readonly bool) {
 			sortby = argv[j+1]
 			if bytes.IndexByte(sortby, '*') < 0 {
 				dontsort = true
+			} else if !fullKeys {
+				c.err("ERR BY option of SORT denied due to insufficient ACL permissions.")
+				return
 			}
 			j++
 		case eqFold(a, "get") && left >= 1:
+			if !fullKeys {
+				c.err("ERR GET option of SORT denied due to insufficient ACL permissions.")
+				return
+			}
 			gets = append(gets, argv[j+1])
 			j++
 		default:
