@@ -21,7 +21,9 @@ import (
 // The persistence jobs on a crash-simulating file system: the server runs
 // on an fsx.CrashFS with its snapshot writer in process (inProcChild), and
 // a workload runs SAVE, BGSAVE, BGREWRITEAOF (with its temp base) and
-// CONFIG REWRITE between acknowledged writes. The loops then, for every
+// CONFIG REWRITE between acknowledged writes, and, when it started with
+// the AOF off, turns it on (CONFIG SET appendonly yes: a temporary incr
+// file while the first base is written). The loops then, for every
 // operation i the workload makes on the file system,
 //   - fail op i once: the reply and the log are Redis's for that failure,
 //     the server goes on (the final SAVE and, with the AOF on,
@@ -44,27 +46,44 @@ type crashJobs struct {
 	aofOn bool
 }
 
-// jobsOutcome is what a workload run acknowledged.
+// jobsAcks is what a workload run acknowledged.
+type jobsAcks struct {
+	keys []string // keys whose value must survive a crash
+	conf bool     // CONFIG REWRITE replied +OK
+	// With the AOF turned on at run time (appendonly no at start): the
+	// keys that must be in the AOF once its first rewrite is done.
+	aofKeys []string
+}
+
+func (a jobsAcks) clone() jobsAcks {
+	return jobsAcks{keys: slices.Clone(a.keys), conf: a.conf, aofKeys: slices.Clone(a.aofKeys)}
+}
+
+// jobsOutcome is what a workload run acknowledged, and its exit.
 type jobsOutcome struct {
-	mu         sync.Mutex
-	acked      []string // keys whose value must survive a crash
-	confAcked  bool     // CONFIG REWRITE replied +OK
-	exited     bool     // the server called exit (a fatal AOF error)
-	exitSnap   *fsx.CrashFS
-	exitAcked  []string
-	exitConfOK bool
+	mu       sync.Mutex
+	acks     jobsAcks
+	exited   bool // the server called exit (a fatal AOF error)
+	exitSnap *fsx.CrashFS
+	exitAcks jobsAcks
 }
 
 func (o *jobsOutcome) ack(keys ...string) {
 	o.mu.Lock()
-	o.acked = append(o.acked, keys...)
+	o.acks.keys = append(o.acks.keys, keys...)
 	o.mu.Unlock()
 }
 
-func (o *jobsOutcome) snapshot() ([]string, bool) {
+func (o *jobsOutcome) ackAOF(keys ...string) {
+	o.mu.Lock()
+	o.acks.aofKeys = append(o.acks.aofKeys, keys...)
+	o.mu.Unlock()
+}
+
+func (o *jobsOutcome) snapshot() jobsAcks {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return slices.Clone(o.acked), o.confAcked
+	return o.acks.clone()
 }
 
 // newFS returns a CrashFS holding the data dir and the config file, durably.
@@ -81,7 +100,7 @@ func (cj *crashJobs) newFS() *fsx.CrashFS {
 
 // start starts a server on c, its config read from c's config file (and
 // side file); out, when not nil, records a call to exit.
-func (cj *crashJobs) start(c *fsx.CrashFS, out *jobsOutcome) (*Server, *lockedBuffer, error) {
+func (cj *crashJobs) start(c *fsx.CrashFS, out *jobsOutcome, aofOn bool) (*Server, *lockedBuffer, error) {
 	// config.Load reads the real file: mirror c's into the real dir.
 	for _, p := range []string{cj.conf, config.SidePath(cj.conf)} {
 		data, err := c.ReadAll(p)
@@ -98,12 +117,12 @@ func (cj *crashJobs) start(c *fsx.CrashFS, out *jobsOutcome) (*Server, *lockedBu
 			cj.t.Fatal(err)
 		}
 	}
-	aofOn := "no"
-	if cj.aofOn {
-		aofOn = "yes"
+	appendonly := "no"
+	if aofOn {
+		appendonly = "yes"
 	}
 	cfg, err := config.Load(cj.conf, []string{"--port", "0", "--bind", "127.0.0.1", "--dir", cj.dir, "--save", "",
-		"--appendonly", aofOn, "--appendfsync", "always", "--hz", "100"}, nil)
+		"--appendonly", appendonly, "--appendfsync", "always", "--hz", "100"}, nil)
 	if err != nil {
 		return nil, nil, fmt.Errorf("config: %w", err)
 	}
@@ -125,8 +144,7 @@ func (cj *crashJobs) start(c *fsx.CrashFS, out *jobsOutcome) (*Server, *lockedBu
 			// what a restart finds.
 			out.exited = true
 			out.exitSnap = c.Crash()
-			out.exitAcked = slices.Clone(out.acked)
-			out.exitConfOK = out.confAcked
+			out.exitAcks = out.acks.clone()
 		}
 	}
 	if err := s.Listen(); err != nil {
@@ -180,6 +198,8 @@ func (cj *crashJobs) workload(t *testing.T, s *Server, logs *lockedBuffer, o *jo
 	rc := dial(t, s.Addr().String())
 	defer rc.nc.Close()
 	var pending []string // set, not yet durable (AOF off)
+	var all []string     // every key set
+	aofOn := cj.aofOn    // turned on at run time at the end
 	gone := func() bool {
 		o.mu.Lock()
 		defer o.mu.Unlock()
@@ -206,9 +226,14 @@ func (cj *crashJobs) workload(t *testing.T, s *Server, logs *lockedBuffer, o *jo
 		if !ok {
 			return
 		}
+		if r == "+OK\r\n" {
+			all = append(all, k)
+		}
 		switch {
 		case r == "+OK\r\n" && cj.aofOn:
 			o.ack(k) // appendfsync always: +OK means on disk
+		case r == "+OK\r\n" && aofOn:
+			o.ackAOF(k) // the AOF turned on at run time, its base done
 		case r == "+OK\r\n":
 			pending = append(pending, k)
 		case strings.HasPrefix(r, "-MISCONF Errors writing to the AOF file: ") && faulty:
@@ -320,7 +345,7 @@ func (cj *crashJobs) workload(t *testing.T, s *Server, logs *lockedBuffer, o *jo
 		case r == "+OK\r\n":
 			logHasOne(t, what+": CONFIG REWRITE", logs, "CONFIG REWRITE executed with success.")
 			o.mu.Lock()
-			o.confAcked = true
+			o.acks.conf = true
 			o.mu.Unlock()
 		case strings.HasPrefix(r, "-ERR Rewriting config file: ") && faulty:
 			logHasOne(t, what+": CONFIG REWRITE", logs, "CONFIG REWRITE failed: "+strings.TrimSuffix(r[len("-ERR Rewriting config file: "):], "\r\n"))
@@ -337,10 +362,42 @@ func (cj *crashJobs) workload(t *testing.T, s *Server, logs *lockedBuffer, o *jo
 		rewrite(final)
 	}
 	set("f1")
+	if !cj.aofOn {
+		cj.turnAOFOn(t, rc, do, logs, what, faulty, func(keys []string) {
+			o.ackAOF(keys...)
+			aofOn = true
+		}, slices.Clone(all))
+		set("g1")
+	}
 }
 
-// recovered starts a server on c and checks it loads with every key of
-// acked, and that the config file is old or new (new if confAcked).
+// turnAOFOn is CONFIG SET appendonly yes (Redis's AOF_WAIT_REWRITE: a
+// temporary incr file while the first base is written); once its rewrite
+// is done, keys (every key set before) must be in the AOF: on is called.
+func (cj *crashJobs) turnAOFOn(t *testing.T, rc *respConn, do func(...string) (string, bool), logs *lockedBuffer, what string, faulty bool, on func(keys []string), keys []string) {
+	r, ok := do("CONFIG", "SET", "appendonly", "yes")
+	switch {
+	case !ok:
+		return
+	case r == "+OK\r\n":
+	case faulty && strings.HasPrefix(r, "-ERR CONFIG SET failed (possibly related to argument 'appendonly')"):
+		// Redis's config.c line; before it, the cause (unlike Redis,
+		// which holds the manifest in memory, ours reads it again: a
+		// failed read logs aof.Open's start-up lines).
+		logHasOne(t, what+": CONFIG SET appendonly yes", logs, "Failed applying new configuration. Possibly related to new appendonly setting. Restoring previous settings.")
+		return
+	default:
+		t.Fatalf("%s: CONFIG SET appendonly yes: %q\n%s", what, r, logs.String())
+	}
+	// A failed first rewrite is retried (aof_rewrite_scheduled) until one
+	// is done.
+	info := jobsDone(t, rc)
+	if !strings.Contains(info, "aof_enabled:1\r\n") || !strings.Contains(info, "aof_last_bgrewrite_status:ok\r\n") {
+		t.Fatalf("%s: the AOF turned on is not done:\n%s\n%s", what, info, logs.String())
+	}
+	on(keys)
+}
+
 // tryDo is respConn.do returning a read error instead of failing.
 func tryDo(rc *respConn, args ...string) (string, error) {
 	rc.send(args...)
@@ -355,7 +412,12 @@ func isNewConf(conf string) bool {
 		strings.HasSuffix(conf, "user default on nopass ~* &* +@all\n")
 }
 
-func (cj *crashJobs) recovered(t *testing.T, what string, c *fsx.CrashFS, acked []string, confAcked bool) {
+// recovered checks that the config file is the old or the new one (the
+// new one if CONFIG REWRITE was acknowledged), that a server started on c
+// loads with every acknowledged key, and, for a run that turned the AOF on,
+// that one started on it with the AOF on loads too, with every key
+// acknowledged in the AOF.
+func (cj *crashJobs) recovered(t *testing.T, what string, c *fsx.CrashFS, acks jobsAcks) {
 	t.Helper()
 	conf, err := c.ReadAll(cj.conf)
 	if err != nil {
@@ -363,11 +425,22 @@ func (cj *crashJobs) recovered(t *testing.T, what string, c *fsx.CrashFS, acked 
 	}
 	switch {
 	case isNewConf(string(conf)):
-	case string(conf) == crashJobsConf && !confAcked:
+	case string(conf) == crashJobsConf && !acks.conf:
 	default:
-		t.Fatalf("%s: config file (CONFIG REWRITE acknowledged: %v):\n%s", what, confAcked, conf)
+		t.Fatalf("%s: config file (CONFIG REWRITE acknowledged: %v):\n%s", what, acks.conf, conf)
 	}
-	s, logs, err := cj.start(c, nil)
+	cj.restartHas(t, what, c, cj.aofOn, acks.keys)
+	if !cj.aofOn {
+		// Last: a start with the AOF on writes a base when there is none.
+		cj.restartHas(t, what+", restarted with appendonly yes", c, true, acks.aofKeys)
+	}
+}
+
+// restartHas starts a server on c (appendonly as aofOn) and checks it has
+// every key of acked.
+func (cj *crashJobs) restartHas(t *testing.T, what string, c *fsx.CrashFS, aofOn bool, acked []string) {
+	t.Helper()
+	s, logs, err := cj.start(c, nil, aofOn)
 	if err != nil {
 		l := ""
 		if logs != nil {
@@ -399,7 +472,7 @@ func (cj *crashJobs) loops(t *testing.T) {
 	// A clean run: how many ops it takes, and the rewritten config.
 	base := cj.newFS()
 	o := &jobsOutcome{}
-	s, logs, err := cj.start(base, o)
+	s, logs, err := cj.start(base, o, cj.aofOn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -411,8 +484,7 @@ func (cj *crashJobs) loops(t *testing.T) {
 	if err != nil || !isNewConf(string(newConf)) {
 		t.Fatalf("clean run: config %q, %v", newConf, err)
 	}
-	acked, _ := o.snapshot()
-	cj.recovered(t, "clean", base.Crash(), acked, true)
+	cj.recovered(t, "clean", base.Crash(), o.snapshot())
 	step := 1
 	if testing.Short() {
 		step = 5
@@ -424,7 +496,7 @@ func (cj *crashJobs) loops(t *testing.T) {
 			what := fmt.Sprintf("fail op %d", i)
 			c := cj.newFS()
 			o := &jobsOutcome{}
-			s, logs, err := cj.start(c, o)
+			s, logs, err := cj.start(c, o, cj.aofOn)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -448,31 +520,29 @@ func (cj *crashJobs) loops(t *testing.T) {
 			c.SetInjector(nil)
 			cj.stop(s)
 			o.mu.Lock()
-			exited, exitSnap, exitAcked, exitConf := o.exited, o.exitSnap, o.exitAcked, o.exitConfOK
+			exited, exitSnap, exitAcks := o.exited, o.exitSnap, o.exitAcks
 			o.mu.Unlock()
 			if exited {
-				cj.recovered(t, what+", exited", exitSnap, exitAcked, exitConf)
+				cj.recovered(t, what+", exited", exitSnap, exitAcks)
 				continue
 			}
-			acked, confOK := o.snapshot()
-			cj.recovered(t, what+", crash after", c.Crash(), acked, confOK)
+			cj.recovered(t, what+", crash after", c.Crash(), o.snapshot())
 		}
 		// Power cut just before op i.
 		{
 			what := fmt.Sprintf("crash before op %d", i)
 			c := cj.newFS()
 			o := &jobsOutcome{}
-			s, logs, err := cj.start(c, o)
+			s, logs, err := cj.start(c, o, cj.aofOn)
 			if err != nil {
 				t.Fatal(err)
 			}
 			start := c.Ops()
 			var snap *fsx.CrashFS
-			var ackedAt []string
-			var confAt bool
+			var acksAt jobsAcks
 			c.SetInjector(func(op fsx.Op, path string) error {
 				if snap == nil && c.Ops()-start == i {
-					ackedAt, confAt = o.snapshot()
+					acksAt = o.snapshot()
 					snap = c.Crash()
 				}
 				return nil
@@ -482,9 +552,9 @@ func (cj *crashJobs) loops(t *testing.T) {
 			cj.stop(s)
 			if snap == nil {
 				snap = c.Crash()
-				ackedAt, confAt = o.snapshot()
+				acksAt = o.snapshot()
 			}
-			cj.recovered(t, what, snap, ackedAt, confAt)
+			cj.recovered(t, what, snap, acksAt)
 		}
 	}
 }
