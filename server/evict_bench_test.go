@@ -28,9 +28,11 @@ import (
 //
 // EVICT_BENCH_MB sets maxmemory in MB (default 64), EVICT_BENCH_ROUNDS the
 // number of rounds (default 3), EVICT_BENCH_ONLY=redis|aofserver runs one
-// server only, EVICT_BENCH_LOG=1 shows the servers' stderr (with, say,
-// GODEBUG=gctrace=1), EVICT_BENCH_PROF=<file> writes our CPU profile;
-// GOMEMLIMIT overrides our runtime limit.
+// server only, EVICT_BENCH_VS=<binary> runs that build of ours (labelled
+// "vs") in redis-server's place, to compare two builds, EVICT_BENCH_LOG=1
+// shows the servers' stderr (with, say, GODEBUG=gctrace=1),
+// EVICT_BENCH_PROF=<file> writes our CPU profile; GOMEMLIMIT overrides our
+// runtime limit.
 func TestEvictZipfCacheBench(t *testing.T) {
 	if os.Getenv("EVICT_BENCH") == "" {
 		t.Skip("set EVICT_BENCH=1 to run the eviction benchmark")
@@ -49,6 +51,9 @@ func TestEvictZipfCacheBench(t *testing.T) {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
 	servers := []struct{ name, path string }{{"redis", redisServerPath}, {"aofserver", bin}}
+	if vs := os.Getenv("EVICT_BENCH_VS"); vs != "" { // another build of ours in Redis's place
+		servers[0] = struct{ name, path string }{"vs", vs}
+	}
 	if only := os.Getenv("EVICT_BENCH_ONLY"); only != "" { // one server, to compare our own settings
 		servers = slices.DeleteFunc(servers, func(s struct{ name, path string }) bool { return s.name != only })
 	}
