@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Ports of tests/unit/acl.tcl's single-server cases, compared with
@@ -393,4 +394,30 @@ func TestDiffACLSortPatterns(t *testing.T) {
 		cmd("AUTH", "u3", "p"), cmd("SORT", "pub1", "BY", "w_*"),
 		cmd("AUTH", "u4", "p"), cmd("SORT", "pub1", "BY", "w_*"), cmd("SORT", "pub1"),
 	})
+}
+
+// While a script is busy, a restricted user's denied command gets NOPERM,
+// not BUSY (processCommand checks the ACL first).
+func aclBusyScenario(t *testing.T, addr string) []string {
+	t.Helper()
+	var out []string
+	r, r2 := dial(t, addr), dial(t, addr)
+	out = append(out, r.do("ACL", "SETUSER", "u", "on", ">p", "+@all", "-get", "~*"), r2.do("AUTH", "u", "p"))
+	ch := asyncDo(t, addr, "EVAL", "while true do end", "0")
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.HasPrefix(r.do("PING"), "-BUSY") {
+		if time.Now().After(deadline) {
+			t.Fatal("the server never became busy")
+		}
+	}
+	out = append(out, r2.do("GET", "x"), r2.do("SET", "x", "1"), r2.do("MULTI"), r2.do("GET", "x"))
+	out = append(out, r.do("SCRIPT", "KILL"), reply(t, ch), r2.do("EXEC"))
+	return out
+}
+
+func TestDiffACLBusyScript(t *testing.T) {
+	requireRedis(t)
+	rr := startRealRedis(t, "--busy-reply-threshold", "10")
+	ours := startOurServer(t, "--busy-reply-threshold", "10")
+	compareScenario(t, aclBusyScenario(t, ours.addr), aclBusyScenario(t, rr.addr))
 }

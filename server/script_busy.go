@@ -251,6 +251,21 @@ func (run *scriptRun) answer(s *Server, c *client, argv [][]byte, locked bool) b
 	case run.noAuth && !c.authed && cmd.flags&cmdNoAuth == 0:
 		return reply("NOAUTH Authentication required.")
 	}
+	// processCommand's ACL check comes before BUSY too; it reads the
+	// users, which wants the executor
+	if u := c.user; u != nil && !u.open {
+		if !locked {
+			return false
+		}
+		if res, pos := s.aclCheck(u, cmd, argv); res != aclOK {
+			ctx := aclCtxToplevel
+			if c.flags&flagMulti != 0 {
+				ctx = aclCtxMulti
+			}
+			s.aclLogDenial(u, c, res, ctx, cmd, argv, pos)
+			return reply(aclDenial(res, cmd))
+		}
+	}
 	if cmd.flags&cmdLoading == 0 && s.loadingA.Load() {
 		// processCommand's -LOADING comes before BUSY: the normal path
 		// gives it, once the executor is lent.
