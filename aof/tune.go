@@ -75,12 +75,18 @@ const (
 	// says nothing about it.
 	probeEvery = 1024
 	probeLen   = tuneEvery
-	// Fsyncs in flight together that take serialFactor times as long as
-	// one alone queue behind each other (FUSE holds the inode lock through
-	// an fsync; a journal commits them one by one): overlap then only
-	// shrinks the groups. ModeOne is kept for a backoff of fsyncs, doubled
-	// at each such finding.
+	// Fsyncs in flight together that queue behind each other (FUSE holds
+	// the inode lock through an fsync; a journal may commit them one by
+	// one) take about as many times as long as one alone as there were in
+	// flight when they began: overlap then only shrinks the groups. Found
+	// when the median of the fsyncs overlapped takes serialFactor times
+	// the median alone, and at least serialShare of the median number in
+	// flight at their start, in serialChecks checks in a row (a stall of
+	// the machine lengthens every fsync in flight at once, for a moment).
+	// ModeOne is then kept for a backoff of fsyncs, doubled each time.
 	serialFactor = 2
+	serialShare  = 0.6
+	serialChecks = 8
 	backoffMin   = 4096
 	backoffMax   = 1 << 20
 )
@@ -133,6 +139,7 @@ type fsyncTuner struct {
 	together      sampleRing // fsyncs others overlapped: wall
 	fresh         int        // alone samples since the last decision
 	freshTogether int        // together samples since the last check for serialization
+	serial        int        // checks in a row that found them queued
 	n             int64      // fsyncs measured
 	mode          GroupMode
 	reason        Reason
@@ -167,15 +174,19 @@ func (r *sampleRing) medians() (wall, cpu time.Duration) {
 }
 
 // observe accounts one fsync (alone: no other fsync was in flight at any
-// time during it) and returns the mode and whether a probe is on.
-func (t *fsyncTuner) observe(wall, cpu time.Duration, alone bool) (GroupMode, bool) {
+// time during it; conc: how many were in flight when it began, itself
+// included) and returns the mode and whether a probe is on.
+func (t *fsyncTuner) observe(wall, cpu time.Duration, alone bool, conc int32) (GroupMode, bool) {
 	t.n++
 	if !alone {
-		t.together.add(wall, cpu)
+		t.together.add(wall, time.Duration(conc))
 		t.freshTogether++
 		if t.mode == ModeOverlap && t.together.n >= tuneWarmup && t.freshTogether >= tuneEvery {
 			t.freshTogether = 0
-			if tw, _ := t.together.medians(); tw >= serialFactor*t.wall {
+			if !t.queued() {
+				t.serial = 0
+			} else if t.serial++; t.serial >= serialChecks {
+				t.serial = 0
 				t.backoff = min(max(2*t.backoff, backoffMin), backoffMax)
 				t.noOverlap = t.n + t.backoff
 				t.setMode(ModeOne, ReasonSerialized)
@@ -203,6 +214,15 @@ func (t *fsyncTuner) observe(wall, cpu time.Duration, alone bool) (GroupMode, bo
 	return t.mode, t.probing
 }
 
+// queued reports whether the fsyncs overlapped lately took about as many
+// times as long as one alone as there were in flight (see serialFactor).
+func (t *fsyncTuner) queued() bool {
+	tw, conc := t.together.medians()
+	// together's second figure is the number in flight at the start.
+	f := max(serialFactor, serialShare*float64(conc))
+	return float64(tw) >= f*float64(t.wall)
+}
+
 func (t *fsyncTuner) setMode(m GroupMode, r Reason) {
 	t.reason = r
 	t.probing = false
@@ -221,7 +241,7 @@ func (t *fsyncTuner) setMode(m GroupMode, r Reason) {
 // time during it.
 func (a *AOF) timedSync(f interface{ Sync() error }) (err error, m syncTiming) {
 	seq := a.syncStarts.Add(1)
-	first := a.inSync.Add(1) == 1
+	m.conc = a.inSync.Add(1)
 	runtime.LockOSThread()
 	c0, ok0 := threadCPU()
 	t0 := a.syncClock()
@@ -229,7 +249,7 @@ func (a *AOF) timedSync(f interface{ Sync() error }) (err error, m syncTiming) {
 	m.wall = a.syncClock() - t0
 	c1, ok1 := threadCPU()
 	runtime.UnlockOSThread()
-	m.alone = first && a.syncStarts.Load() == seq
+	m.alone = m.conc == 1 && a.syncStarts.Load() == seq
 	a.inSync.Add(-1)
 	if ok0 && ok1 && c1 >= c0 {
 		m.cpu, m.cpuOK = c1-c0, true
@@ -241,6 +261,7 @@ func (a *AOF) timedSync(f interface{ Sync() error }) (err error, m syncTiming) {
 type syncTiming struct {
 	wall, cpu    time.Duration
 	cpuOK, alone bool
+	conc         int32 // fsyncs in flight when it began, itself included
 }
 
 // syncCounters tell timedSync whether an fsync ran alone.
@@ -262,7 +283,7 @@ func (a *AOF) Inflight() int {
 // tuneFsync feeds the tuner one fsync under Always.
 func (a *AOF) tuneFsync(m syncTiming) {
 	a.mu.Lock()
-	mode, probing := a.tuner.observe(m.wall, m.cpu, m.alone)
+	mode, probing := a.tuner.observe(m.wall, m.cpu, m.alone, m.conc)
 	a.mu.Unlock()
 	a.mode.Store(uint32(mode))
 	a.probing.Store(probing)

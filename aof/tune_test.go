@@ -35,8 +35,12 @@ func TestTuneDecide(t *testing.T) {
 func feed(tu *fsyncTuner, n int, wall, cpu time.Duration, alone bool) (GroupMode, bool) {
 	var m GroupMode
 	var p bool
+	conc := int32(1)
+	if !alone {
+		conc = 4
+	}
 	for range n {
-		m, p = tu.observe(wall, cpu, alone)
+		m, p = tu.observe(wall, cpu, alone, conc)
 	}
 	return m, p
 }
@@ -61,8 +65,15 @@ func TestTunerModes(t *testing.T) {
 	if m, p := feed(&tu, probeLen, 5000*us, 10*us, true); p || m != ModeOverlap {
 		t.Fatalf("after the probe: %v probing=%v, want overlap, not probing", m, p)
 	}
-	// Now they queue behind each other: serialized, back to one.
-	if m, _ := feed(&tu, tuneWindow, 3*5000*us, 10*us, false); m != ModeOne || tu.reason != ReasonSerialized {
+	// A moment's stall of the machine lengthens every fsync in flight:
+	// not a queue.
+	if m, _ := feed(&tu, tuneWindow, 3*5000*us, 10*us, false); m != ModeOverlap {
+		t.Fatalf("overlapped fsyncs 3x as long for %d fsyncs: %v %v, want overlap", tuneWindow, m, tu.reason)
+	}
+	feed(&tu, tuneWindow, 5000*us, 10*us, false)
+	// Now they queue behind each other (4 in flight, 3x as long, for
+	// long): serialized, back to one.
+	if m, _ := feed(&tu, tuneWindow+serialChecks*tuneEvery, 3*5000*us, 10*us, false); m != ModeOne || tu.reason != ReasonSerialized {
 		t.Fatalf("overlapped fsyncs 3x as long: %v %v, want one serialized", m, tu.reason)
 	}
 	// The disk still looks device-bound alone, but overlap is not tried
@@ -89,7 +100,7 @@ func TestTunerIgnoresSpikes(t *testing.T) {
 		if i%4 == 0 {
 			wall = 10 * time.Millisecond
 		}
-		if m, _ := tu.observe(wall, 35*us, true); m != ModeOne {
+		if m, _ := tu.observe(wall, 35*us, true, 1); m != ModeOne {
 			t.Fatalf("fsync %d: overlap chosen on spikes (median wall %v, cpu %v)", i, tu.wall, tu.cpu)
 		}
 	}
