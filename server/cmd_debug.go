@@ -342,10 +342,8 @@ func debugObject(c *client, key []byte) {
 	}
 	enc := objEncoding(e)
 	refcount := 1
-	if e.typ() == typString && enc == "int" {
-		if v, _ := parseInt(e.str()); v >= 0 && v < 10000 {
-			refcount = math.MaxInt32 // shared integer
-		}
+	if s.sharedInteger(e) {
+		refcount = math.MaxInt32
 	}
 	payload := rdb.DumpPayload(objToRDB(e), rdb.EncoderOptions{Compression: s.cfg.RDBCompression, Limits: s.rdbLimits()})
 	serLen := 0

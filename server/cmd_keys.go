@@ -728,19 +728,27 @@ func objectEncodingCommand(c *client, argv [][]byte) {
 
 func objectRefcountCommand(c *client, argv [][]byte) {
 	if e, ok := c.srv.objectLookup(c, argv[2]); ok {
-		// Shared integers 0..9999 report INT_MAX in Redis, which does not
-		// share them when maxmemory evicts by LRU/LFU (each key needs its
-		// own clock).
-		s := c.srv
-		shared := s.cfg.MaxMemory == 0 || s.evictPolicy()&(evFlagLRU|evFlagLFU) == 0
-		if shared && e.typ() == typString && stringEncoding(e) == "int" {
-			if v, _ := parseInt(e.str()); v >= 0 && v < 10000 {
-				c.integer(2147483647)
-				return
-			}
+		if c.srv.sharedInteger(e) {
+			c.integer(math.MaxInt32) // OBJ_SHARED_REFCOUNT
+			return
 		}
 		c.integer(1)
 	}
+}
+
+// sharedInteger reports whether Redis would hold e as one of its shared
+// integers 0..9999 (refcount INT_MAX): not a copy made by COPY, and not
+// while maxmemory evicts by LRU/LFU, when Redis shares none (each key
+// needs its own clock).
+func (s *Server) sharedInteger(e entry) bool {
+	if e.typ() != typString || e.meta&(metaUnsharedBit|metaRawBit) != 0 || stringEncoding(e) != "int" {
+		return false
+	}
+	if s.cfg.MaxMemory != 0 && s.evictPolicy()&(evFlagLRU|evFlagLFU) != 0 {
+		return false
+	}
+	v, _ := parseInt(e.str())
+	return v >= 0 && v < 10000
 }
 
 func objectIdletimeCommand(c *client, argv [][]byte) {

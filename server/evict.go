@@ -888,7 +888,7 @@ func (s *Server) recycleValue(e entry) {
 	if e.meta&(metaOwnBit|metaRawBit) != metaOwnBit || e.typ() != typString {
 		return
 	}
-	n := int(e.meta & metaLenMask)
+	n := int(e.meta & strLenMask)
 	vp := &s.ev.vpool
 	if n < valPoolMin || n > valPoolMax || vp.bytes+n > valPoolBytes || s.snap != nil || s.childActive() {
 		return

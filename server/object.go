@@ -25,7 +25,8 @@ var typeNames = [...]string{"string", "list", "set", "zset", "hash", "stream"}
 // raw flag is set, at a *rawString that APPEND/SETRANGE may grow in place.
 // For collections ptr points at *listObj, *setObj, *zsetObj or *hashObj.
 //
-// meta layout (bits): [0,32) string length; [32,36) type; 36 snapshot mark;
+// meta layout (bits): [0,31) string length (a collection's cost: [0,32));
+// 31 unshared flag (strings); [32,36) type; 36 snapshot mark;
 // 37 raw-string flag; 38 no-int flag; 39 owned-buffer flag; [40,64) LRU
 // clock in seconds (24 bits, as Redis).
 type entry struct {
@@ -34,7 +35,12 @@ type entry struct {
 }
 
 const (
-	metaLenMask  = 1<<32 - 1
+	metaLenMask  = 1<<32 - 1 // a collection's cost and measured length (evict.go)
+	strLenMask   = 1<<31 - 1 // a string's length; longer strings are raw
+	// metaUnsharedBit: a small integer (0..9999) that is not one of
+	// Redis's shared integer objects but a copy with a refcount of its
+	// own (COPY's dupStringObject): OBJECT REFCOUNT says 1.
+	metaUnsharedBit = 1 << 31
 	metaTypShift = 32
 	metaSnapBit  = 1 << 36
 	metaRawBit   = 1 << 37
@@ -75,7 +81,7 @@ func (e entry) str() []byte {
 	if e.meta&metaRawBit != 0 {
 		return (*rawString)(e.ptr).b
 	}
-	n := int(e.meta & metaLenMask)
+	n := int(e.meta & strLenMask)
 	if n == 0 {
 		return []byte{}
 	}
@@ -84,6 +90,9 @@ func (e entry) str() []byte {
 
 // newStringEntry copies v into a new immutable string value.
 func newStringEntry(v []byte) entry {
+	if len(v) > strLenMask {
+		return newRawStringEntry(cloneBytes(v))
+	}
 	var p unsafe.Pointer
 	if len(v) > 0 {
 		b := make([]byte, len(v))
@@ -95,6 +104,9 @@ func newStringEntry(v []byte) entry {
 
 // newStringEntryOwned stores b without copying; b must not be used afterwards.
 func newStringEntryOwned(b []byte) entry {
+	if len(b) > strLenMask {
+		return newRawStringEntry(b)
+	}
 	var p unsafe.Pointer
 	if len(b) > 0 {
 		p = unsafe.Pointer(unsafe.SliceData(b))

@@ -37,6 +37,9 @@ func objClone(e entry) entry {
 		} else {
 			out = newStringEntry(e.str())
 			out.meta |= e.meta & metaNoIntBit // COPY keeps an INCRBYFLOAT "embstr"
+			// dupStringObject: a shared integer's copy is an object of
+			// its own (refcount 1).
+			out.meta |= metaUnsharedBit
 		}
 	case typList:
 		out = newObjEntry(typList, unsafe.Pointer((*listObj)(e.ptr).clone()))
