@@ -35,16 +35,16 @@ type entry struct {
 }
 
 const (
-	metaLenMask  = 1<<32 - 1 // a collection's cost and measured length (evict.go)
-	strLenMask   = 1<<31 - 1 // a string's length; longer strings are raw
+	metaLenMask = 1<<32 - 1 // a collection's cost and measured length (evict.go)
+	strLenMask  = 1<<31 - 1 // a string's length; longer strings are raw
 	// metaUnsharedBit: a small integer (0..9999) that is not one of
 	// Redis's shared integer objects but a copy with a refcount of its
 	// own (COPY's dupStringObject): OBJECT REFCOUNT says 1.
 	metaUnsharedBit = 1 << 31
-	metaTypShift = 32
-	metaSnapBit  = 1 << 36
-	metaRawBit   = 1 << 37
-	metaNoIntBit = 1 << 38 // a number stored as "embstr" (INCRBYFLOAT results)
+	metaTypShift    = 32
+	metaSnapBit     = 1 << 36
+	metaRawBit      = 1 << 37
+	metaNoIntBit    = 1 << 38 // a number stored as "embstr" (INCRBYFLOAT results)
 	// metaOwnBit: ptr is the start of a buffer of at least the length that
 	// newStringEntry allocated for this entry alone (not a slice of a
 	// loaded or parsed buffer), so that an evicted value may be recycled
