@@ -421,3 +421,16 @@ func TestDiffACLBusyScript(t *testing.T) {
 	ours := startOurServer(t, "--busy-reply-threshold", "10")
 	compareScenario(t, aclBusyScenario(t, ours.addr), aclBusyScenario(t, rr.addr))
 }
+
+// GETUSER (a map, flags a set) and LOG (maps, age a double) in RESP3.
+func TestDiffACLResp3(t *testing.T) {
+	p := newDiffPair3(t)
+	p.runACL([][]string{
+		cmd("ACL", "SETUSER", "r3", "on", ">x", "~a*", "%R~b*", "&c*", "+@read", "-get", "(+set ~s*)", "(+get)"),
+		aclNorm("ACL", "GETUSER", "r3"), aclNorm("ACL", "GETUSER", "default"), cmd("ACL", "GETUSER", "nosuch"),
+		aclNorm("ACL", "LIST"), cmd("ACL", "USERS"), cmd("ACL", "WHOAMI"),
+		cmd("AUTH", "r3", "bad"), cmd("AUTH", "r3", "x"), cmd("GET", "a1"), cmd("SET", "s1", "v"), cmd("SET", "a1", "v"),
+		cmd("AUTH", "default", ""),
+		aclLog("ACL", "LOG"), cmd("ACL", "DRYRUN", "r3", "get", "zz"), cmd("ACL", "DRYRUN", "r3", "set", "s1", "v"),
+	})
+}
