@@ -2,6 +2,7 @@ package server
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -193,7 +194,9 @@ func (s *Server) spawnChild(path, final string, q *snapQueue, startedMsg string)
 	}
 	cmd := exec.Command(exe, args...)
 	cmd.Stdout = nil
-	cmd.Stderr = os.Stderr
+	// What the writer prints is the line Redis's child logs for its
+	// failure: it goes to the log (exec's copier ends before Wait returns).
+	cmd.Stderr = &childLog{s: s}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	pr, stdin, err := os.Pipe()
 	if err != nil {
@@ -220,6 +223,25 @@ func (s *Server) spawnChild(path, final string, q *snapQueue, startedMsg string)
 	s.log.Info().Msgf("%s by pid %d", startedMsg, cmd.Process.Pid)
 	go s.runChild(cp, cmd, stdin, q)
 	return cp, nil
+}
+
+// childLog logs each line a child process prints, as a warning.
+type childLog struct {
+	s   *Server
+	buf []byte
+}
+
+func (l *childLog) Write(p []byte) (int, error) {
+	l.buf = append(l.buf, p...)
+	for {
+		i := bytes.IndexByte(l.buf, '\n')
+		if i < 0 {
+			break
+		}
+		l.s.log.Warn().Msg(string(l.buf[:i]))
+		l.buf = l.buf[i+1:]
+	}
+	return len(p), nil
 }
 
 // inProcPids numbers in-process writers as a child's pid names its temp
