@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"net"
 	"os"
 	"path/filepath"
@@ -398,9 +397,8 @@ func (s *Server) fullSyncFromMaster(l *masterLink, nc net.Conn, br *bufio.Reader
 	if err != nil {
 		return fmt.Errorf("Opening the temp file needed for MASTER <-> REPLICA synchronization: %v", err)
 	}
-	// The temp file is loaded from and then dropped (the dataset is not
-	// installed as dump.rdb): its removal is cleanup, not a durability
-	// step, and a failure of it leaves only a stray temp file.
+	// A transfer that fails leaves the temp file: its removal is cleanup,
+	// not a durability step (once complete it is renamed to dump.rdb).
 	defer fsys.Remove(tmp)
 	wClosed := false
 	defer func() {
@@ -438,45 +436,47 @@ func (s *Server) fullSyncFromMaster(l *masterLink, nc net.Conn, br *bufio.Reader
 	if err := w.Close(); err != nil {
 		return fmt.Errorf("Failed trying to sync the temp DB to disk in MASTER <-> REPLICA synchronization: %v", err)
 	}
-	f, err := fsys.Open(tmp)
-	if err != nil {
-		return fmt.Errorf("Failed trying to load the MASTER synchronization DB from disk: %v", err)
-	}
-	defer f.Close()
-	// The whole payload is decoded once before the old data goes, off
-	// the executor: a corrupt RDB leaves the replica serving what it had
-	// (Redis flushes first and is left empty), and the failure is logged
-	// with Redis's line.
-	s.mu.Lock()
-	opts := s.rdbDecodeOptions()
-	s.mu.Unlock()
-	if err := checkSyncRDB(f, opts); err != nil {
-		s.log.Warn().Msgf("Failed trying to load the MASTER synchronization DB from disk: %v", err)
-		return fmt.Errorf("MASTER <-> REPLICA sync: the RDB received is not loadable; the old data set is kept")
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.repl.link != l {
 		return nil
+	}
+	// As Redis's readSyncBulkPayload: a BGSAVE must not overwrite the
+	// synced data, the old data goes, then the received file becomes
+	// dump.rdb and is loaded. Nothing checks it first: a corrupt one
+	// leaves the replica empty (or ends it, as below).
+	if j := s.rdbJob(); j != nil {
+		s.log.Info().Msgf("Replica is about to load the RDB file received from the master, but there is a pending RDB child running. Killing process %d and removing its temp file to avoid any race", j.cp.pidOf())
+		j.cp.kill() // reaped as Redis's killRDBChild
 	}
 	s.log.Info().Msg("MASTER <-> REPLICA sync: Flushing old data")
 	for _, db := range s.dbs {
 		s.emptyDB(db)
 	}
 	s.flushFunctions()
+	dump := s.dumpPath()
+	if err := fsys.Rename(tmp, dump); err != nil {
+		return fmt.Errorf("Failed trying to rename the temp DB into %s in MASTER <-> REPLICA synchronization: %s", s.cfg.DBFilename, errnoText(err))
+	}
+	if err := fsys.SyncDir(filepath.Dir(dump)); err != nil {
+		return fmt.Errorf("Failed trying to sync DB directory %s in MASTER <-> REPLICA synchronization: %s", s.cfg.DBFilename, errnoText(err))
+	}
+	f, err := fsys.Open(dump)
+	if err != nil {
+		return fmt.Errorf("Failed trying to load the MASTER synchronization DB from disk: %s", errnoText(err))
+	}
+	defer f.Close()
 	s.log.Info().Msg("MASTER <-> REPLICA sync: Loading DB in memory")
 	s.setLoading(true)
 	// A replica keeps the keys already expired: the master's DELs will
-	// come (the loader's AOF-base mode loads them). checkSyncRDB read
-	// with ReadAt: f's own offset is still 0.
+	// come (the loader's AOF-base mode loads them).
 	_, lerr := s.decodeRDB(bufio.NewReaderSize(f, 1<<20), s.newRDBLoader(true))
 	s.setLoading(false)
 	if lerr != nil {
-		s.log.Warn().Msgf("Failed trying to load the MASTER synchronization DB from disk: %v", lerr)
 		for _, db := range s.dbs {
 			s.emptyDB(db)
 		}
-		return errors.New("MASTER <-> REPLICA sync: loading failed")
+		return s.syncLoadFailed(dump, lerr)
 	}
 	s.dirty++
 	// Our history is now the master's.
@@ -523,20 +523,31 @@ func (d deadlineReader) Read(p []byte) (int, error) {
 	return d.r.Read(p)
 }
 
-// checkSyncRDB decodes the received RDB without keeping anything.
-func checkSyncRDB(f io.ReaderAt, opts rdb.DecodeOptions) error {
-	_, err := rdb.Decode(bufio.NewReaderSize(io.NewSectionReader(f, 0, math.MaxInt64), 1<<20), discardVisitor{}, opts)
-	return err
+// syncLoadFailed reports the failed load of the RDB received from the
+// master (dump.rdb by now) as Redis 7.0.15: corrupt content goes through
+// rdbReportError as for any file being loaded (its lines, redis-check-rdb
+// on the file, "Terminating server ..." and exit 1); a signature or a
+// version rdbLoad refuses is logged, and the sync is tried again. Under mu.
+func (s *Server) syncLoadFailed(path string, err error) error {
+	if _, ok := rdb.LoadFailureLines(err); ok {
+		if ferr := s.rdbLoadFailed(path, err); ferr == errRDBLoadTerminated {
+			s.log.Warn().Msg(ferr.Error())
+			s.exitFn(1)
+		}
+		return errors.New("MASTER <-> REPLICA sync: loading failed")
+	}
+	var ve *rdb.VersionError
+	var ce *rdb.CorruptionError
+	switch {
+	case errors.As(err, &ve):
+		s.log.Warn().Msgf("Can't handle RDB format version %d", ve.Version)
+	case errors.As(err, &ce):
+		s.log.Warn().Msg(ce.Err.Error()) // "Wrong signature trying to load DB from file"
+	default:
+		return fmt.Errorf("Failed trying to load the MASTER synchronization DB from disk: %v", err)
+	}
+	return errors.New("Failed trying to load the MASTER synchronization DB from disk: Invalid argument")
 }
-
-// discardVisitor accepts every element of an RDB and keeps none.
-type discardVisitor struct{}
-
-func (discardVisitor) Aux(key, val []byte) error                                  { return nil }
-func (discardVisitor) SelectDB(db int) error                                      { return nil }
-func (discardVisitor) ResizeDB(dbSize, expiresSize uint64) error                  { return nil }
-func (discardVisitor) Function(code []byte) error                                 { return nil }
-func (discardVisitor) Key(db int, key []byte, v *rdb.Value, expireMs int64) error { return nil }
 
 // copyUntilMark copies the EOF-form payload to w, without the mark that
 // ends it.
