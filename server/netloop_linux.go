@@ -90,7 +90,7 @@ type netLoop struct {
 	syncQ    []*client // held, for the syncer's next round
 	returned []*client // given back by the syncer (slow path)
 
-	walking   *snapshot // the walk the loop steps (loop-owned)
+	walking   *snapshot // the walk the loop steps (loop-owned; written under mu: walkOnLoop reads it)
 	walkSpare snapBatch
 	walkFull  bool // the child's queue is full: poll, do not spin
 
@@ -672,7 +672,10 @@ func (l *netLoop) walkStep() {
 	var done bool
 	done, l.walkSpare, _ = l.s.walkOnce(sn, l.walkSpare, walkLoopBudget)
 	if done {
-		l.walking, l.walkSpare = nil, snapBatch{}
+		l.mu.Lock()
+		l.walking = nil
+		l.mu.Unlock()
+		l.walkSpare = snapBatch{}
 	}
 }
 
