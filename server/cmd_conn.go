@@ -85,7 +85,8 @@ func resetCommand(c *client, argv [][]byte) {
 	s.pubsubUnsubscribeAll(c)
 	c.name = ""
 	c.noTouch = false
-	c.flags &^= flagPubSub | flagNoEvict | flagReplyOff | flagReplySkipNext
+	// CLIENT NO-EVICT survives: 7.0.15 clears only these state flags.
+	c.flags &^= flagPubSub | flagReplyOff | flagReplySkipNext
 	c.status("RESET")
 }
 

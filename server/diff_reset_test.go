@@ -1,0 +1,28 @@
+package server
+
+import (
+	"regexp"
+	"testing"
+)
+
+// RESET is Redis 7.0.15's clearClientConnectionState: it leaves tracking,
+// MULTI, subscriptions, the name, the DB and the protocol, but keeps
+// CLIENT NO-EVICT (other.tcl's RESET tests and CLIENT INFO's flags).
+func TestDiffResetKeepsNoEvict(t *testing.T) {
+	p := newDiffPair(t)
+	p.run([][]string{
+		cmd("CLIENT", "SETNAME", "foo"), cmd("CLIENT", "NO-EVICT", "on"), cmd("SELECT", "2"),
+		cmd("CLIENT", "TRACKING", "on"), cmd("MULTI"), cmd("SET", "k", "v"),
+		cmd("RESET"), cmd("EXEC"), cmd("CLIENT", "GETNAME"), cmd("CLIENT", "TRACKINGINFO"),
+	})
+	oc, rc := p.conn(0)
+	re := regexp.MustCompile(`name=\S* age=\d+ idle=\d+ flags=\S+ db=\d+ sub=\d+ psub=\d+ ssub=\d+ multi=-?\d+`)
+	fields := func(c *respConn) string { return re.FindString(c.do("CLIENT", "INFO")) }
+	if got, want := fields(oc), fields(rc); got != want || want == "" {
+		t.Fatalf("CLIENT INFO after RESET: ours %q, redis %q", got, want)
+	}
+	p.run([][]string{cmd("CLIENT", "NO-EVICT", "off"), cmd("RESET")})
+	if got, want := fields(oc), fields(rc); got != want || want == "" {
+		t.Fatalf("CLIENT INFO after NO-EVICT off and RESET: ours %q, redis %q", got, want)
+	}
+}
