@@ -140,7 +140,7 @@ type evictState struct {
 	touched     []memTouch
 	touchedKeys []byte
 
-	vpool valuePool // evicted values' buffers, for new ones
+	vpool valuePool // evicted and overwritten values' buffers, for new ones
 
 	peak       int64     // used_memory_peak
 	loadSeen   time.Time // persist.loadStart last recounted after
@@ -751,13 +751,10 @@ func (s *Server) evictCycle(toFree int64) int {
 func (s *Server) evictKey(db *DB, key []byte) {
 	k := cloneBytes(key)
 	t0 := monoNow()
-	if s.cfg.LazyfreeLazyEviction {
-		s.deleteKeyLazy(db, k, true)
-	} else {
-		s.beforeModify(db, bstr(k))
-		if old, ok := s.removeKeyValue(db, bstr(k)); ok {
-			s.recycleValue(old)
-		}
+	s.beforeModify(db, bstr(k))
+	if old, ok := s.removeKeyValue(db, bstr(k)); ok {
+		s.freeValue(old, s.cfg.LazyfreeLazyEviction)
+		s.recycleValue(old)
 	}
 	s.latency.maybeAdd("eviction-del", time.Duration(monoNow()-t0), s.cfg.LatencyMonitorThreshold)
 	s.stats.evictedKeys++
@@ -861,9 +858,10 @@ func (s *Server) evictExceededTimes() (total, current int64) {
 // A cache evicts a value for (about) every value it is given: without
 // recycling, each evicted buffer is garbage until the next GC, and with
 // the runtime's limit only a few MB above the live heap (memLimitFor) that
-// garbage is what sets how often the GC runs. So evictKey keeps the
-// buffers of evicted plain strings and SET's new values take them
-// (Server.newString), like a malloc reusing a freed chunk. This is safe
+// garbage is what sets how often the GC runs. So evictKey (and setKey, for
+// the value a write replaces) keeps the buffers of plain strings and SET's
+// new values take them (Server.newString), like a malloc reusing a freed
+// chunk. This is safe
 // only while nothing else refers to the evicted bytes: entries are never
 // shared between keys, replies copy, and only a snapshot's staged
 // references (snapRef) and a replica's diskless transfer outlive a
@@ -883,7 +881,8 @@ type valuePool struct {
 
 func sizeClassIndex(n int) int { return sort.SearchInts(goSizeClasses[:], n) }
 
-// recycleValue keeps an evicted value's buffer for reuse, if it may.
+// recycleValue keeps the buffer of a value gone from the keyspace (evicted or
+// overwritten) for reuse, if it may.
 func (s *Server) recycleValue(e entry) {
 	if e.meta&(metaOwnBit|metaRawBit) != metaOwnBit || e.typ() != typString {
 		return

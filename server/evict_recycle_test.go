@@ -16,13 +16,14 @@ func recycleValueFor(key string, n int) string {
 	return strings.Repeat(key+"|", n/(len(key)+1)+1)[:n]
 }
 
-// evictingServer starts ours as an allkeys-lru cache already full (keys
-// are being evicted) of values of n bytes.
-func evictingServer(t *testing.T, n int, args ...string) (*testServer, *respConn) {
+// evictingServer starts ours as an allkeys-lru cache of room bytes above
+// its start-up memory, already full (keys are being evicted) of values of
+// n bytes.
+func evictingServer(t *testing.T, n int, room int64, args ...string) (*testServer, *respConn) {
 	t.Helper()
 	ts := startOurServer(t, append([]string{"--maxmemory-policy", "allkeys-lru"}, args...)...)
 	c := dial(t, ts.addr)
-	limit := infoInt(t, c, "memory", "used_memory") + 256<<10
+	limit := infoInt(t, c, "memory", "used_memory") + room
 	c.do("CONFIG", "SET", "maxmemory", strconv.FormatInt(limit, 10))
 	for i := 0; infoInt(t, c, "stats", "evicted_keys") == 0; i++ {
 		k := "fill:" + strconv.Itoa(i)
@@ -60,7 +61,7 @@ func setPipelined(t *testing.T, c *respConn, prefix string, count, n int) (bytes
 // is garbage.
 func TestEvictSetReusesEvictedBuffers(t *testing.T) {
 	const n, count = 4000, 2000
-	_, c := evictingServer(t, n)
+	_, c := evictingServer(t, n, 256<<10)
 	setPipelined(t, c, "warm:", 200, n) // the client's buffers grow once
 	evicted := infoInt(t, c, "stats", "evicted_keys")
 	perSet := setPipelined(t, c, "new:", count, n) / count
@@ -72,14 +73,37 @@ func TestEvictSetReusesEvictedBuffers(t *testing.T) {
 	}
 }
 
+// SET over an existing string reuses the replaced value's buffer, with or
+// without maxmemory: overwriting makes no garbage either.
+func TestSetOverwriteReusesReplacedBuffers(t *testing.T) {
+	const n, count = 4000, 2000
+	ts := startOurServer(t)
+	c := dial(t, ts.addr)
+	setPipelined(t, c, "k:", count, n)
+	setPipelined(t, c, "k:", count, n) // the client's buffers grow once
+	if perSet := setPipelined(t, c, "k:", count, n) / count; perSet >= n/2 {
+		t.Fatalf("%d bytes allocated an overwriting SET of %d bytes: replaced buffers are not reused", perSet, n)
+	}
+	// SET ... GET answers the old value, whose buffer the new one may take.
+	k := "k:7"
+	if got, want := c.do("SET", k, strings.Repeat("z", n), "GET"), "$4000\r\n"+recycleValueFor(k, n)+"\r\n"; got != want {
+		t.Fatalf("SET GET answered %.40q..., want %.40q...", got, want)
+	}
+	if got := c.do("GET", k); got != "$4000\r\n"+strings.Repeat("z", n)+"\r\n" {
+		t.Fatalf("GET after SET GET: %.40q...", got)
+	}
+}
+
 // Values keep their own bytes whatever is recycled: COPY's copies after
 // their source is evicted, a BGSAVE's snapshot (which refers to values'
-// bytes until its feeder has encoded them) taken while SETs evict, and
-// every key left.
+// bytes until its feeder has encoded them) taken while SETs overwrite and
+// evict, and every key left.
 func TestEvictRecycledValuesKeepTheirBytes(t *testing.T) {
 	const n = 1000
-	// 2 ms a key: the save (~250 keys) lasts while the SETs below run.
-	ts, c := evictingServer(t, n, "--rdb-key-save-delay", "2000")
+	// ~900 keys at 2 ms each: the save lasts while the SETs below run.
+	// Each key they overwrite or evict the snapshot copies at once (so the
+	// walk skips it), and ~500 are left for the walk: about a second.
+	ts, c := evictingServer(t, n, 1<<20, "--rdb-key-save-delay", "2000")
 	for i := 0; i < 20; i++ {
 		src := "fill:" + strconv.Itoa(i)
 		if c.do("EXISTS", src) == ":1\r\n" {
@@ -89,7 +113,8 @@ func TestEvictRecycledValuesKeepTheirBytes(t *testing.T) {
 	if r := c.do("BGSAVE"); r != "+Background saving started\r\n" {
 		t.Fatalf("BGSAVE: %q", r)
 	}
-	setPipelined(t, c, "during:", 2000, n)
+	setPipelined(t, c, "fill:", 100, n) // overwrites: the old values go to the pool
+	setPipelined(t, c, "during:", 300, n)
 	if infoField(c, "persistence", "rdb_bgsave_in_progress") != "1" {
 		t.Fatal("the save ended before the SETs: the test proved nothing about it")
 	}

@@ -125,6 +125,9 @@ func (s *Server) setKey(db *DB, key []byte, v entry, keepTTL bool) {
 		s.inheritAccess(&v, p)
 		s.memReplace(db, key, *p, &v)
 		s.freeValue(*p, s.cfg.LazyfreeLazyServerDel) // dbSetValue's overwrite
+		if v.ptr != p.ptr {
+			s.recycleValue(*p) // callers do not use the old value after (SET GET clones it)
+		}
 		*p = v
 	} else {
 		s.initAccess(&v)
