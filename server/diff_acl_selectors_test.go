@@ -118,3 +118,28 @@ func TestDiffACLFileSelectors(t *testing.T) {
 	p, _, _ := newACLFilePair(t, "user alice on (+get ~rw*)\nuser bob on (+set %W~w*) (+get %R~r*)\n")
 	p.runACL([][]string{aclNorm("ACL", "GETUSER", "alice"), aclNorm("ACL", "GETUSER", "bob"), aclNorm("ACL", "LIST")})
 }
+
+// ACL DRYRUN of every command both servers have, with generic argument
+// lists, for a user whose key patterns cover some of the arguments: the
+// key extraction and read/write flags behind every ACL key check.
+func TestDiffACLDryrunAll(t *testing.T) {
+	p := newDiffPair(t)
+	oc, rc := p.conn(0)
+	names := map[string]bool{}
+	for _, l := range strings.Split(rc.do("COMMAND", "LIST"), "\r\n") {
+		if l != "" && l[0] != '*' && l[0] != '$' {
+			names[l] = true
+		}
+	}
+	steps := [][]string{cmd("ACL", "SETUSER", "sweep", "+@all", "%R~k1", "%W~k2", "~k4", "resetchannels", "&k1")}
+	for _, l := range strings.Split(oc.do("COMMAND", "LIST"), "\r\n") {
+		if l == "" || l[0] == '*' || l[0] == '$' || !names[l] {
+			continue
+		}
+		parts := strings.Split(l, "|")
+		for _, tail := range [][]string{{"k1"}, {"k2"}, {"k4", "k2"}, {"k1", "k2", "k3"}, {"k1", "2", "k1", "k4"}, {"k4", "k2", "k1", "k4", "k2", "k1", "k3"}, {"1", "k2", "STORE", "k3", "k4"}} {
+			steps = append(steps, append(append([]string{"ACL", "DRYRUN", "sweep"}, parts...), tail...))
+		}
+	}
+	p.runACL(steps)
+}
