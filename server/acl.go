@@ -106,6 +106,8 @@ type aclState struct {
 	def   *aclUser
 	log   []*aclLogEntry // newest first
 	cmds  []*command     // every command, each container followed by its subcommands
+	// keyBuf holds the keys of the command being checked (commandKeyRefs)
+	keyBuf []keyRef
 }
 
 type aclLogEntry struct {
@@ -803,7 +805,8 @@ func (s *Server) commandKeyRefs(cmd *command, argv [][]byte) (keys []keyRef) {
 		varFlags = varFlags || m.keySpecs[i].has("variable_flags")
 	}
 	if hasSpec && !varFlags {
-		if k, ok := keysUsingSpecs(m, argv); ok {
+		if k, ok := appendKeysUsingSpecs(s.acl.keyBuf[:0], m, argv); ok {
+			s.acl.keyBuf = k // reused: one check runs at a time
 			return k
 		}
 	}

@@ -860,6 +860,12 @@ func (s *Server) commandKeys(args [][]byte) ([]keyRef, string) {
 // keysUsingSpecs is getKeysUsingKeySpecs; ok is false for an invalid or
 // incomplete spec, where Redis falls back to the getkeys procedure.
 func keysUsingSpecs(m *cmdMeta, argv [][]byte) (keys []keyRef, ok bool) {
+	return appendKeysUsingSpecs(nil, m, argv)
+}
+
+// appendKeysUsingSpecs is keysUsingSpecs appending to keys (the ACL check
+// reuses one buffer).
+func appendKeysUsingSpecs(keys []keyRef, m *cmdMeta, argv [][]byte) ([]keyRef, bool) {
 	argc := len(argv)
 	for j := range m.keySpecs {
 		sp := &m.keySpecs[j]
