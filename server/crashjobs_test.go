@@ -32,7 +32,8 @@ import (
 //   - cut the power just before op i: a server started on what was
 //     durable then loads it, with every write acknowledged by then, and
 //     the config file is the old one or the new one (the new one if
-//     CONFIG REWRITE had replied +OK).
+//     CONFIG REWRITE had replied +OK), never the new one without our
+//     directive's new value in the side file.
 // The aof package's own loops cover the AOF's writes op by op; these cover
 // the jobs that write the rest of the directory through the server.
 
@@ -336,7 +337,9 @@ func (cj *crashJobs) workload(t *testing.T, s *Server, logs *lockedBuffer, o *jo
 	rewrite(false)
 	set("d1")
 	if !gone() {
-		if r, _ := do("CONFIG", "SET", "slowlog-max-len", "77"); r != "+OK\r\n" && !gone() {
+		// One of Redis's directives (the main file) and one of ours (the
+		// side file, written first).
+		if r, _ := do("CONFIG", "SET", "slowlog-max-len", "77", "aof-group-commit-max-batch", "77"); r != "+OK\r\n" && !gone() {
 			t.Fatalf("%s: CONFIG SET: %q", what, r)
 		}
 		r, ok := do("CONFIG", "REWRITE")
@@ -428,6 +431,14 @@ func (cj *crashJobs) recovered(t *testing.T, what string, c *fsx.CrashFS, acks j
 	case string(conf) == crashJobsConf && !acks.conf:
 	default:
 		t.Fatalf("%s: config file (CONFIG REWRITE acknowledged: %v):\n%s", what, acks.conf, conf)
+	}
+	// The side file is replaced first: our value is never in neither.
+	side, err := c.ReadAll(config.SidePath(cj.conf))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		t.Fatal(err)
+	}
+	if isNewConf(string(conf)) && !strings.Contains(string(side), "\naof-group-commit-max-batch 77\n") {
+		t.Fatalf("%s: the main file was rewritten, the side file holds:\n%s", what, side)
 	}
 	cj.restartHas(t, what, c, cj.aofOn, acks.keys)
 	if !cj.aofOn {
