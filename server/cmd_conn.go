@@ -141,8 +141,6 @@ func helloCommand(c *client, argv [][]byte) {
 			return
 		}
 	}
-	var name []byte
-	setName := false
 	for ; i < len(argv); i++ {
 		more := len(argv) - i - 1
 		switch {
@@ -155,8 +153,13 @@ func helloCommand(c *client, argv [][]byte) {
 			}
 			i += 2
 		case eqFold(argv[i], "setname") && more >= 1:
-			name = argv[i+1]
-			setName = true
+			// Redis 7.0.15 names the client at once (clientSetNameOrReply),
+			// before the authentication check
+			if !validClientName(argv[i+1]) {
+				c.err("ERR Client names cannot contain spaces, newlines or special characters.")
+				return
+			}
+			c.name = string(argv[i+1])
 			i++
 		default:
 			c.err("ERR Syntax error in HELLO option '" + string(argv[i]) + "'")
@@ -167,13 +170,6 @@ func helloCommand(c *client, argv [][]byte) {
 		// Redis 7.0.15's text (7.2 added "<proto>" after HELLO).
 		c.err("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time")
 		return
-	}
-	if setName {
-		if !validClientName(name) {
-			c.err("ERR Client names cannot contain spaces, newlines or special characters.")
-			return
-		}
-		c.name = string(name)
 	}
 	if ver != 0 {
 		c.resp = int(ver)

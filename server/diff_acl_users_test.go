@@ -434,3 +434,45 @@ func TestDiffACLResp3(t *testing.T) {
 		aclLog("ACL", "LOG"), cmd("ACL", "DRYRUN", "r3", "get", "zz"), cmd("ACL", "DRYRUN", "r3", "set", "s1", "v"),
 	})
 }
+
+// acl.tcl's HELLO cases (authentication and SETNAME chains, a default user
+// without commands) and a client deleting its own user.
+func TestDiffACLHelloAndSelfDelete(t *testing.T) {
+	p := newDiffPair(t)
+	p.runACL([][]string{
+		cmd("ACL", "SETUSER", "secure-user", ">supass", "on", "+@all"),
+		cmd("ACL", "SETUSER", "default", "-@all"),
+		shape("HELLO", "2", "AUTH", "secure-user", "supass"), cmd("ACL", "WHOAMI"),
+		cmd("ACL", "SETUSER", "default", "nopass", "+@all"), cmd("AUTH", "default", ""),
+		cmd("ACL", "SETUSER", "secure-user1", ">supass", "on", "+@all"),
+		cmd("ACL", "SETUSER", "secure-user2", ">supass", "on", "+@all"),
+		shape("HELLO", "2", "AUTH", "secure-user", "pass", "AUTH", "secure-user2", "supass", "AUTH", "secure-user1", "supass"),
+		cmd("ACL", "WHOAMI"),
+		shape("HELLO", "2", "AUTH", "secure-user", "supass", "AUTH", "secure-user2", "supass", "AUTH", "secure-user", "pass"),
+		cmd("ACL", "WHOAMI"),
+		shape("HELLO", "2", "SETNAME", "client1", "SETNAME", "client2"), cmd("CLIENT", "GETNAME"),
+		cmd("HELLO", "2", "SETNAME", "client5", "SETNAME", "client name"), cmd("CLIENT", "GETNAME"),
+		cmd("CLIENT", "SETNAME", "client0"), cmd("HELLO", "2", "AUTH", "user", "pass", "SETNAME", "client1"), cmd("CLIENT", "GETNAME"),
+		cmd("ACL", "HELP", "xxx"),
+		cmd("ACL", "SETUSER", "not_used", "on", ">passwd"), cmd("ACL", "DELUSER", "not_used"), cmd("PING"),
+		cmd("ACL", "SETUSER", "using", "on", "+acl", ">passwd"), conn2("AUTH", "using", "passwd"),
+		conn2("ACL", "DELUSER", "using"),
+	})
+	oc, rc := p.conn(1)
+	for _, c := range []*respConn{oc, rc} {
+		c.send("PING")
+		if raw, err := readRaw(c.br); err == nil {
+			t.Errorf("the client that deleted its own user still answers: %q", raw)
+		}
+	}
+	// SETNAME applies before HELLO's authentication check (on a new
+	// second connection)
+	p.oc[1], p.rc[1] = nil, nil
+	p.runACL([][]string{
+		cmd("CONFIG", "SET", "requirepass", "pw"),
+		conn2("HELLO", "2", "SETNAME", "early"), conn2("HELLO", "2", "SETNAME", "x2", "AUTH", "default", "bad"),
+		conn2("HELLO", "2", "SETNAME", "a b"),
+		conn2("AUTH", "pw"), conn2("CLIENT", "GETNAME"),
+		cmd("CONFIG", "SET", "requirepass", ""),
+	})
+}
