@@ -13,10 +13,11 @@ import (
 )
 
 // TestReplicaTempRDBGoesThroughFsys: the RDB a replica receives from its
-// master (disk-based sync) is written, fsynced, loaded and removed
-// through the server's file system: a failure to create it is Redis's
-// "Opening the temp file needed for MASTER <-> REPLICA synchronization"
-// and the next attempt syncs; nothing lands in the real directory.
+// master (disk-based sync) is written, fsynced, renamed to dump.rdb and
+// loaded through the server's file system: a failure to create it is
+// Redis's "Opening the temp file needed for MASTER <-> REPLICA
+// synchronization" and the next attempt syncs; nothing lands in the real
+// directory.
 func TestReplicaTempRDBGoesThroughFsys(t *testing.T) {
 	requireRedis(t)
 	rr := startRealRedis(t, "--repl-diskless-sync", "no")
@@ -26,7 +27,7 @@ func TestReplicaTempRDBGoesThroughFsys(t *testing.T) {
 	}
 	c := fsx.NewCrashFS()
 	var mu sync.Mutex
-	var ops []string // the ops on temp RDB files
+	var ops []string // the ops on the temp RDB and dump.rdb
 	failed := false
 	ours := startOurServerWith(t, func(s *Server) {
 		if err := c.MkdirAll(s.cfg.Dir); err != nil {
@@ -35,12 +36,12 @@ func TestReplicaTempRDBGoesThroughFsys(t *testing.T) {
 		s.testFS = c
 	})
 	c.SetInjector(func(op fsx.Op, path string) error {
-		if !strings.HasPrefix(filepath.Base(path), "temp-") || !strings.HasSuffix(path, ".rdb") {
+		if !strings.HasSuffix(path, ".rdb") {
 			return nil
 		}
 		mu.Lock()
 		defer mu.Unlock()
-		ops = append(ops, op.String())
+		ops = append(ops, op.String()+" "+filepath.Base(path))
 		if op == fsx.OpCreate && !failed {
 			failed = true
 			return errors.New("injected create failure")
@@ -67,10 +68,13 @@ func TestReplicaTempRDBGoesThroughFsys(t *testing.T) {
 	mu.Lock()
 	seen := strings.Join(ops, " ")
 	mu.Unlock()
-	for _, op := range []string{"create", "write", "sync", "open", "read", "remove"} {
+	for _, op := range []string{"create temp-", "write temp-", "sync temp-", "rename temp-", "open dump.rdb", "read dump.rdb"} {
 		if !strings.Contains(seen, op) {
-			t.Errorf("no %s of the temp RDB through the server's FS; ops: %s", op, seen)
+			t.Errorf("no %s through the server's FS; ops: %s", op, seen)
 		}
+	}
+	if data, err := c.Crash().ReadAll(filepath.Join(ours.dir, "dump.rdb")); err != nil || !strings.HasPrefix(string(data), "REDIS") {
+		t.Errorf("dump.rdb is not durable after the sync: %q, %v", data, err)
 	}
 	names, err := c.ReadDir(ours.dir)
 	if err != nil {
