@@ -46,9 +46,12 @@ type client struct {
 	// yield asks the loop to hand c to a goroutine before the command.
 	lc    *loopConn
 	yield bool
-	addr  string
-	laddr string
-	rd    *reqReader
+	// aofDirect: the AOF loader runs this command as Redis's loader does,
+	// by its proc without call(): no statistics count it (see call)
+	aofDirect bool
+	addr      string
+	laddr     string
+	rd        *reqReader
 
 	db     *DB
 	name   string

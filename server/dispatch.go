@@ -246,15 +246,24 @@ func (s *Server) call(c *client, cmd *command, argv [][]byte) {
 		s.trackingAfterCall(c, cmd, argv)
 	}
 	// total_commands_processed and the command's stats count what call()
-	// ran, nested calls included, not what processCommand rejected; AOF
-	// loading runs the procs without call() in Redis: none of it counts.
+	// ran, nested calls included, not what processCommand rejected. AOF
+	// loading runs the procs without call() in Redis; the commands they
+	// run through call() (a script's, EXEC's) count in
+	// total_commands_processed and failed_calls but not in calls, usec,
+	// latency or the slowlog (call's update_command_stats).
+	// curCmdFailed also covers errors replied without being counted (a
+	// script re-raising a redis.call error).
+	failed := s.curCmdFailed || s.stats.totalErrorReplies > s.errMark
 	if !s.aofLoadingContext(c) {
 		s.stats.totalCommands++
 		cmd.calls++
 		cmd.usec += dur.Microseconds()
-		// curCmdFailed also covers errors replied without being counted
-		// (a script re-raising a redis.call error).
-		if s.curCmdFailed || s.stats.totalErrorReplies > s.errMark {
+		if failed {
+			cmd.failed++
+		}
+	} else if !c.aofDirect {
+		s.stats.totalCommands++
+		if failed {
 			cmd.failed++
 		}
 	}

@@ -242,8 +242,9 @@ func (s *Server) newFakeClient() *client {
 
 // aofLoader replays AOF files into the keyspace (aof.Loader).
 type aofLoader struct {
-	s    *Server
-	fake *client
+	s       *Server
+	fake    *client
+	inMulti bool // between MULTI and EXEC
 }
 
 func (l *aofLoader) LoadRDB(r *bufio.Reader, file string) error {
@@ -260,14 +261,18 @@ func (l *aofLoader) Command(argv [][]byte) error {
 	s := l.s
 	c := l.fake
 	if eqFold(argv[0], "multi") || eqFold(argv[0], "exec") {
+		l.inMulti = eqFold(argv[0], "multi")
 		return nil
 	}
+	// a MULTI block's commands are run by EXEC's call() in Redis
+	c.aofDirect = !l.inMulti
 	cmd, _ := s.lookupCommand(argv)
 	if cmd == nil {
 		return fmt.Errorf("%w: '%s'", aof.ErrUnknownCommand, argv[0])
 	}
 	c.out = c.out[:0]
 	s.call(c, cmd, argv)
+	c.aofDirect = false
 	if len(c.out) > 0 && c.out[0] == '-' {
 		msg := strings.TrimRight(string(c.out[1:]), "\r\n")
 		s.log.Warn().Msgf("== CRITICAL == This server is sending an error to its AOF-loading-client: '%s' after processing the command '%s'", msg, cmd.fullName())
