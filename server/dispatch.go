@@ -218,8 +218,8 @@ func (s *Server) writeRefusal() string {
 // produced two or more, as Redis 7.0 does.
 func (s *Server) call(c *client, cmd *command, argv [][]byte) {
 	dirtyBefore := s.dirty
-	prevForce := s.forceProp
-	s.forceProp = false
+	prevForce, prevForceRepl := s.forceProp, s.forceReplProp
+	s.forceProp, s.forceReplProp = false, false
 	prevArgv, prevPrevent := c.propArgv, c.preventProp
 	c.propArgv, c.preventProp, s.curCmdFailed = nil, false, false
 	s.errMark = s.stats.totalErrorReplies
@@ -284,7 +284,12 @@ func (s *Server) call(c *client, cmd *command, argv [][]byte) {
 	c.logArgv = prevLog
 	s.afterCallLatency(c, cmd, dur)
 	changed := s.dirty != dirtyBefore || s.forceProp
-	s.forceProp = prevForce
+	// A replicas-only op exists only while there is a stream to feed
+	// (Redis's shouldPropagate): without one it is not even counted for
+	// the MULTI/EXEC around the unit in the AOF.
+	replOnly := !changed && s.forceReplProp && s.repl.backlog != nil && s.repl.link == nil
+	changed = changed || replOnly
+	s.forceProp, s.forceReplProp = prevForce, prevForceRepl
 	if changed && cmd.flags&cmdNoPropagate == 0 && !c.preventProp && !s.loading && s.propagating() {
 		pa := c.propArgv
 		if pa == nil {
@@ -296,6 +301,9 @@ func (s *Server) call(c *client, cmd *command, argv [][]byte) {
 			if s.execDepth > 0 || s.aof == nil {
 				pa = rstring.CloneArgv(argv)
 			}
+		}
+		if replOnly {
+			s.replOnlyOps = append(s.replOnlyOps, len(s.pendingOps))
 		}
 		s.pendingOps = append(s.pendingOps, aof.Op{DB: c.db.id, Argv: pa})
 	}
@@ -334,14 +342,27 @@ func (s *Server) flushPropagation(wrap bool) {
 	}
 	if s.aof != nil {
 		var off aof.Ticket
+		aofOps := ops
+		if len(s.replOnlyOps) > 0 {
+			// The replicas' ops count for the MULTI/EXEC around the
+			// unit, as in Redis's propagatePendingCommands.
+			aofOps = make([]aof.Op, 0, len(ops))
+			for i, j := 0, 0; i < len(ops); i++ {
+				if j < len(s.replOnlyOps) && s.replOnlyOps[j] == i {
+					j++
+					continue
+				}
+				aofOps = append(aofOps, ops[i])
+			}
+		}
 		if wrap && len(ops) >= 2 {
-			all := make([]aof.Op, 0, len(ops)+2)
+			all := make([]aof.Op, 0, len(aofOps)+2)
 			all = append(all, aof.Op{DB: ops[0].DB, Argv: multiArgv})
-			all = append(all, ops...)
+			all = append(all, aofOps...)
 			all = append(all, aof.Op{DB: ops[len(ops)-1].DB, Argv: execArgv})
 			off = s.aof.Feed(all...)
-		} else {
-			off = s.aof.Feed(ops...)
+		} else if len(aofOps) > 0 {
+			off = s.aof.Feed(aofOps...)
 		}
 		if s.curClient != nil {
 			s.curClient.fedOff = off
@@ -353,6 +374,7 @@ func (s *Server) flushPropagation(wrap bool) {
 		s.pendingOps[i] = aof.Op{}
 	}
 	s.pendingOps = s.pendingOps[:0]
+	s.replOnlyOps = s.replOnlyOps[:0]
 }
 
 // rewriteArgv makes the current command propagate as argv instead of what

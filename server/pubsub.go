@@ -331,7 +331,11 @@ func appendBulkHeader(b []byte, n int) []byte {
 	return append(b, '\r', '\n')
 }
 
+// publishCommand: replicas get every PUBLISH, the AOF none
+// (forceCommandPropagation(c, PROPAGATE_REPL) of a server without
+// cluster).
 func publishCommand(c *client, argv [][]byte) {
+	c.srv.forceReplProp = true
 	c.integer(int64(c.srv.publish(argv[1], argv[2])))
 }
 
@@ -357,6 +361,7 @@ func (s *Server) spublish(channel, msg []byte) int {
 }
 
 func spublishCommand(c *client, argv [][]byte) {
+	c.srv.forceReplProp = true
 	c.integer(int64(c.srv.spublish(argv[1], argv[2])))
 }
 

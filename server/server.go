@@ -74,12 +74,18 @@ type Server struct {
 	execDepth int
 	// forceProp: the running command is propagated even if it changed
 	// nothing (Redis's forceCommandPropagation; FLUSHALL).
-	forceProp    bool
-	curClient    *client  // client whose command is executing (for fedOff)
-	curArgv      [][]byte // its arguments (MONITOR shows an aborted EXEC)
-	pendingOps   []aof.Op
-	dirty        int64 // rdb_changes_since_last_save
-	curCmdFailed bool
+	forceProp  bool
+	curClient  *client  // client whose command is executing (for fedOff)
+	curArgv    [][]byte // its arguments (MONITOR shows an aborted EXEC)
+	pendingOps []aof.Op
+	// replOnlyOps: indexes of pendingOps for the replicas only (Redis's
+	// PROPAGATE_REPL: PUBLISH and SPUBLISH never reach the AOF).
+	replOnlyOps []int
+	// forceReplProp: the running command goes to the replicas even if it
+	// changed nothing (forceCommandPropagation(c, PROPAGATE_REPL)).
+	forceReplProp bool
+	dirty         int64 // rdb_changes_since_last_save
+	curCmdFailed  bool
 	// errMark is Redis's prev_err_count (incrCommandStatsOnError): the
 	// error replies counted when the last call started or ended; a call
 	// fails if more were counted since, so an EXEC or a script is not
