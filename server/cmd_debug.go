@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"net"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -265,7 +264,7 @@ func (m mergeLoader) Key(dbID int, key []byte, val *rdb.Value, expireMs int64) e
 }
 
 func (s *Server) reloadDumpRDB(merge bool) error {
-	f, err := os.Open(s.dumpPath())
+	f, err := s.fsys().Open(s.dumpPath())
 	if err != nil {
 		return err
 	}

@@ -38,7 +38,7 @@ func (s *Server) rdbLoadFailed(path string, err error) error {
 		s.log.Warn().Msg(l)
 	}
 	s.log.Debug().Msgf("%s: %v", path, err)
-	f, oerr := os.Open(path)
+	f, oerr := s.fsys().Open(path)
 	if oerr != nil {
 		return errRDBLoadTerminated
 	}
