@@ -164,6 +164,11 @@ type Config struct {
 	saveLoaded  bool // Redis's static save_loaded
 }
 
+// UserValidator, set by the server, checks a "user" line (name, then
+// rules) as it is read: msg is the error of the rule at index bad of the
+// merged rules, "" when the line is valid.
+var UserValidator func(line []string) (bad int, msg string)
+
 // replicationDirectives are implemented by the server's replication
 // (server/replication*.go), which reads them by name: they have no typed
 // field, and are not reported by NoEffect.

@@ -321,6 +321,19 @@ func (c *Config) apply(argv []string, file string, depth int) (reason string, er
 		// Redis clears reading_config_file when the included text ends.
 		c.readingFile = false
 	case name == "user" && len(argv) >= 2:
+		// ACLAppendUserForLoading: a user once, and rules that parse (an
+		// unknown command waits for the server's load)
+		for _, u := range c.Users {
+			if u[0] == argv[1] {
+				return "Error in user declaration '" + argv[1] + "': Duplicate user found. A user can only be defined once in config files", nil
+			}
+		}
+		if UserValidator != nil {
+			if bad, msg := UserValidator(argv[1:]); msg != "" {
+				// Redis indexes the line's words with the rule's index
+				return "Error in user declaration '" + argv[min(bad, len(argv)-1)] + "': " + msg, nil
+			}
+		}
 		c.Users = append(c.Users, slices.Clone(argv[1:]))
 		c.markSeen(name)
 	case name == "rename-command" && len(argv) == 3,

@@ -10,8 +10,10 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/aofserver/aofserver/config"
 	"github.com/aofserver/aofserver/fsx"
 	"github.com/aofserver/aofserver/rstring"
+	"github.com/rs/zerolog"
 )
 
 // Redis 7.0.15's ACL users (acl.c): users with flags, password hashes and
@@ -108,6 +110,10 @@ type aclState struct {
 	cmds  []*command     // every command, each container followed by its subcommands
 	// keyBuf holds the keys of the command being checked (commandKeyRefs)
 	keyBuf []keyRef
+	// startLog and startErr: what loading the configured users said
+	// (ACLStartup)
+	startLog []func()
+	startErr error
 }
 
 type aclLogEntry struct {
@@ -185,8 +191,32 @@ func (s *Server) aclUserLines() []string {
 }
 
 // aclLoadAtStartup is ACLLoadUsersAtStartup: the config file's users,
-// then the ACL file's. The error ends the start-up (its lines are logged).
-func (s *Server) aclLoadAtStartup() error {
+// then the ACL file's. Its log lines and error wait for ACLStartup, so
+// that they come where Redis logs them (after "Server initialized").
+func (s *Server) aclLoadAtStartup() {
+	a := &s.acl
+	a.startErr = s.aclLoadUsers(func(warn bool, line string) {
+		a.startLog = append(a.startLog, func() {
+			if warn {
+				s.log.Warn().Msg(line)
+			} else {
+				s.log.Info().Msg(line)
+			}
+		})
+	})
+}
+
+// ACLStartup logs what loading the configured ACL users said, and returns
+// the error that must end the start-up, if any.
+func (s *Server) ACLStartup() error {
+	for _, f := range s.acl.startLog {
+		f()
+	}
+	s.acl.startLog = nil
+	return s.acl.startErr
+}
+
+func (s *Server) aclLoadUsers(logf func(warn bool, line string)) error {
 	file := s.aclFile()
 	if file != "" && len(s.cfg.Users) > 0 {
 		return errors.New("Configuring Redis with users defined in redis.conf and at the same setting an ACL file path is invalid. This setup is very likely to lead to configuration errors and security holes, please define either an ACL file or declare users directly in your redis.conf, but not both.")
@@ -194,7 +224,7 @@ func (s *Server) aclLoadAtStartup() error {
 	for _, line := range s.cfg.Users {
 		name := line[0]
 		if aclHasSpaces(name) {
-			s.log.Warn().Msg("Spaces not allowed in ACL usernames")
+			logf(true, "Spaces not allowed in ACL usernames")
 			return errors.New("Critical error while loading ACLs. Exiting.")
 		}
 		rules, bad := aclMergeSelectorArgs(line[1:])
@@ -210,12 +240,12 @@ func (s *Server) aclLoadAtStartup() error {
 		}
 		for _, r := range rules {
 			if e := s.aclSetUser(u, r); e != "" {
-				s.log.Warn().Msgf("Error loading ACL rule '%s' for the user named '%s': %s", r, name, e)
+				logf(true, fmt.Sprintf("Error loading ACL rule '%s' for the user named '%s': %s", r, name, e))
 				return errors.New("Critical error while loading ACLs. Exiting.")
 			}
 		}
 		if u.flags&userDisabled != 0 {
-			s.log.Info().Msgf("The user '%s' is disabled (there is no 'on' modifier in the user description). Make sure this is not a configuration error.", name)
+			logf(false, fmt.Sprintf("The user '%s' is disabled (there is no 'on' modifier in the user description). Make sure this is not a configuration error.", name))
 		}
 	}
 	s.aclDefaultChanged()
@@ -225,6 +255,27 @@ func (s *Server) aclLoadAtStartup() error {
 		}
 	}
 	return nil
+}
+
+func init() { config.UserValidator = validateConfigUser }
+
+// validateConfigUser is ACLAppendUserForLoading's check of a config file's
+// user line on a throwaway user (unknown commands pass: the server's load
+// reports them).
+func validateConfigUser(line []string) (int, string) {
+	s := &Server{commands: builtin.clone(), cfg: config.Default(), log: zerolog.Nop()}
+	s.initACL()
+	u := s.newACLUser("__fakeuser:0__")
+	rules, bad := aclMergeSelectorArgs(line[1:])
+	if bad >= 0 {
+		return bad, string(aclErrSyntax)
+	}
+	for j, r := range rules {
+		if e := s.aclSetUser(u, r); e != "" && e != aclErrUnknown {
+			return j, string(e)
+		}
+	}
+	return 0, ""
 }
 
 // aclFile is the aclfile directive ("" for none).

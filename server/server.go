@@ -181,9 +181,7 @@ func New(cfg *config.Config, log zerolog.Logger) (*Server, error) {
 	}
 	s.dbg.replyBufPeakReset = replyBufPeakResetTime
 	s.initACL()
-	if err := s.aclLoadAtStartup(); err != nil {
-		return nil, err
-	}
+	s.aclLoadAtStartup()
 	s.inflight.Store(int32(cfg.AOFGroupCommitInflight))
 	s.stats.errorCounts = map[string]int64{}
 	s.dbs = make([]*DB, cfg.Databases)

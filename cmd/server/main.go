@@ -148,6 +148,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
 	log.Warn().Msg("Server initialized")
+	if err := s.ACLStartup(); err != nil {
+		log.Warn().Msgf("%v", err)
+		return 1
+	}
 	served := make(chan error, 1)
 	go func() { served <- s.Serve() }()
 	loaded := make(chan error, 1)
