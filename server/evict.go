@@ -812,18 +812,24 @@ func (s *Server) startEvictionProc() {
 // ---------------------------------------------------------------------------
 // The runtime's memory limit.
 
-// memLimitFor is the Go soft memory limit for a maxmemory: the heap may
-// exceed the dataset by a tenth (and 2.5 MB) before the GC is pressed.
-// Below the limit sit the live heap (used_memory, which charges each
-// allocation its span share, allocSize), the runtime's metadata (~4 MB at
-// 64 MB) and span fragmentation (1-2 MB); what is left is the room for
-// garbage, and a cache that recycles its evicted values (valuePool) makes
-// little. TestEvictZipfCacheBench, 64 MB, interleaved with redis-server:
-// see docs/benchmarks.md. The room is ~1 MB above a cliff: with + 1.5 MB
-// instead of 2.5 the heap no longer fits and the GC runs back to back
-// (~400 cycles a run instead of ~8, 3.3 µs a command instead of ~1).
-func memLimitFor(maxmemory int64) int64 {
-	return maxmemory + maxmemory/10 + 5<<19
+// memLimitFor is the Go soft memory limit for a maxmemory m: the heap may
+// exceed the dataset by a tenth and 2.5 MB, or by m/64 and 7.75 MB when
+// that is more (below ~62 MB). Below the limit sit the live heap
+// (used_memory, which charges each allocation its span share, allocSize),
+// the runtime's own memory (~6 MB whatever m: metadata 2.7, the profiling
+// bucket table 1.4, stacks, the live heap that is not the dataset) and span
+// fragmentation (1-2 MB); what is left is the room for garbage, and a
+// cache that recycles its evicted values (valuePool) makes little. Where
+// that room runs out there is a cliff: the GC runs back to back (~400
+// cycles a run of TestEvictZipfCacheBench instead of ~8, 3.3-5 µs a
+// command instead of ~1). The limit is ~1 MB above it: at 64 MB + 1.5 MB
+// instead of 2.5 falls over, as did every m of 32 MB or less with a
+// tenth and 2.5 MB (the fixed part does not shrink with m). Interleaved
+// with redis-server (RSS, see docs/benchmarks.md): 64 MB 76.6 MB against
+// 77.3, 256 MB 271 against 276, 32 MB 44.7 against 44.1, 16 MB 28.4
+// against 27.7, 4 MB 15.4 against 15.2.
+func memLimitFor(m int64) int64 {
+	return m + max(m/10+5<<19, m/64+31<<18)
 }
 
 // applyMemoryLimit follows maxmemory with the runtime's soft limit, unless
