@@ -32,6 +32,9 @@ var checkReportOut io.Writer = os.Stdout
 func (s *Server) rdbLoadFailed(path string, err error) error {
 	lines, ok := rdb.LoadFailureLines(err)
 	if !ok {
+		if s.rdbLoadRefused(err) {
+			return errors.New("Fatal error loading the DB: Invalid argument. Exiting.")
+		}
 		return fmt.Errorf("Short read or OOM loading DB. Unrecoverable error, aborting now. (%s: %w)", path, err)
 	}
 	for _, l := range lines {
@@ -53,4 +56,22 @@ func (s *Server) rdbLoadFailed(path string, err error) error {
 		return errRDBLoadAborted
 	}
 	return errRDBLoadTerminated
+}
+
+// rdbLoadRefused logs the line Redis's rdbLoad logs for a file it refuses
+// before its content (a wrong signature, a version it does not handle),
+// which it fails with errno EINVAL without the RDB error report; false
+// for other errors. err is one rdb.LoadFailureLines does not report.
+func (s *Server) rdbLoadRefused(err error) bool {
+	var ve *rdb.VersionError
+	var ce *rdb.CorruptionError
+	switch {
+	case errors.As(err, &ve):
+		s.log.Warn().Msgf("Can't handle RDB format version %d", ve.Version)
+	case errors.As(err, &ce):
+		s.log.Warn().Msg(ce.Err.Error()) // "Wrong signature trying to load DB from file"
+	default:
+		return false
+	}
+	return true
 }

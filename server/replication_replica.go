@@ -536,14 +536,7 @@ func (s *Server) syncLoadFailed(path string, err error) error {
 		}
 		return errors.New("MASTER <-> REPLICA sync: loading failed")
 	}
-	var ve *rdb.VersionError
-	var ce *rdb.CorruptionError
-	switch {
-	case errors.As(err, &ve):
-		s.log.Warn().Msgf("Can't handle RDB format version %d", ve.Version)
-	case errors.As(err, &ce):
-		s.log.Warn().Msg(ce.Err.Error()) // "Wrong signature trying to load DB from file"
-	default:
+	if !s.rdbLoadRefused(err) {
 		return fmt.Errorf("Failed trying to load the MASTER synchronization DB from disk: %v", err)
 	}
 	return errors.New("Failed trying to load the MASTER synchronization DB from disk: Invalid argument")
