@@ -93,3 +93,34 @@ func TestReplicaTempRDBGoesThroughFsys(t *testing.T) {
 		t.Errorf("%s written to the real directory", e.Name())
 	}
 }
+
+// TestMasterSendsDumpThroughFsys: a master's disk-based full sync reads
+// the dump.rdb its BGSAVE wrote through the server's file system (it
+// opened the real directory's).
+func TestMasterSendsDumpThroughFsys(t *testing.T) {
+	requireRedis(t)
+	c := fsx.NewCrashFS()
+	ours := startOurServerWith(t, func(s *Server) {
+		if err := c.MkdirAll(s.cfg.Dir); err != nil {
+			t.Fatal(err)
+		}
+		s.testFS = c
+		s.persist.inProcChild = true // the BGSAVE writes through c too
+	}, "--repl-diskless-sync", "no")
+	m := dial(t, ours.addr)
+	if r := m.do("SET", "k", "v"); r != "+OK\r\n" {
+		t.Fatalf("SET: %q", r)
+	}
+	_, port, _ := net.SplitHostPort(ours.addr)
+	rr := startRealRedis(t, "--replicaof", "127.0.0.1", port)
+	t.Cleanup(func() {
+		if t.Failed() {
+			dumpLogs(t, ours, rr)
+		}
+	})
+	r := dial(t, rr.addr)
+	eventually(t, "the replica to have k", func() bool { return r.do("GET", "k") == "$1\r\nv\r\n" })
+	if _, err := c.ReadAll(filepath.Join(ours.dir, "dump.rdb")); err != nil {
+		t.Fatalf("the BGSAVE did not write dump.rdb through the server's FS: %v", err)
+	}
+}

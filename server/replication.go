@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/aofserver/aofserver/aof"
 	"github.com/aofserver/aofserver/config"
+	"github.com/aofserver/aofserver/fsx"
 	"github.com/aofserver/aofserver/rdb"
 )
 
@@ -110,7 +110,7 @@ type replWaiter struct {
 // are already queued).
 type replStart struct {
 	hdr  []byte
-	file *os.File
+	file fsx.ReadFile
 	size int64
 	xfer *disklessXfer
 	// timeout is repl-timeout, read under mu for the writer.
@@ -676,10 +676,10 @@ func (s *Server) replDiskSnapshotDone(ok bool) {
 			s.dropReplica(r, "SYNC failed. BGSAVE child returned an error")
 			continue
 		}
-		f, err := os.Open(s.dumpPath())
-		var st os.FileInfo
+		f, err := s.fsys().Open(s.dumpPath())
+		var size int64
 		if err == nil {
-			st, err = f.Stat()
+			size, err = f.Size()
 		}
 		if err != nil {
 			s.log.Warn().Msgf("SYNC failed. Can't open/stat DB after BGSAVE: %s", errnoText(err))
@@ -691,7 +691,7 @@ func (s *Server) replDiskSnapshotDone(ok bool) {
 		}
 		r.state = replSendBulk
 		r.started = true
-		r.start <- replStart{hdr: r.hdrLine, file: f, size: st.Size(), timeout: s.replTimeout()}
+		r.start <- replStart{hdr: r.hdrLine, file: f, size: size, timeout: s.replTimeout()}
 		r.hdrLine = nil
 	}
 	s.replStartPending()
@@ -938,7 +938,7 @@ wait:
 	}
 }
 
-func closeFile(f *os.File) {
+func closeFile(f fsx.ReadFile) {
 	if f != nil {
 		f.Close()
 	}
@@ -960,7 +960,7 @@ func (s *Server) replClosed(c *client) <-chan struct{} {
 
 // sendRDBFile sends dump.rdb as a bulk; a replica that reads nothing for
 // repl-timeout is dropped (sendBulkToSlave's write would wait no longer).
-func (s *Server) sendRDBFile(r *replica, f *os.File, size int64, timeout time.Duration) error {
+func (s *Server) sendRDBFile(r *replica, f io.Reader, size int64, timeout time.Duration) error {
 	c := r.c
 	defer c.conn.SetWriteDeadline(time.Time{})
 	w := deadlineWriter{c.conn, timeout}
