@@ -4,6 +4,8 @@ package aof
 
 import "time"
 
-// threadCPU: no per-thread CPU clock here; the tuner (tune.go) then sees
-// every fsync as CPU-bound and keeps one in flight.
-func threadCPU() (time.Duration, bool) { return 0, false }
+// cpuClock: no per-thread CPU clock here; the tuner (tune.go) then gets no
+// samples and keeps one fsync in flight.
+func cpuClock() (int32, bool) { return 0, false }
+
+func readCPU(int32) (time.Duration, bool) { return 0, false }

@@ -1,7 +1,6 @@
 package aof
 
 import (
-	"runtime"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -23,19 +22,23 @@ import (
 // client wait about one flush (N / flush).
 //
 // So every fsync under Always is timed in wall time and in CPU time of the
-// thread that ran it (CLOCK_THREAD_CPUTIME_ID, the goroutine locked to its
-// thread across the call), both smoothed over about tuneWeight fsyncs, and
-// decide picks the mode from the two with hysteresis. The thread's CPU
-// misses what the kernel charges elsewhere (the journal thread,
-// interrupts on the other CPU): measured on a virtio disk 33 µs of a
-// 105 µs fdatasync, about 60 µs for the process; hence the minimum wall
-// time below which overlapping is never chosen, as a fast flush leaves
-// nothing for overlap to win against the hand-overs it costs.
+// thread that ran it (threadcpu_linux.go), and decide picks the mode from
+// the medians of the last tuneWindow fsyncs that ran alone, with
+// hysteresis: medians, as a neighbour's I/O makes a local disk's fsync
+// slow now and then. The thread's CPU misses what the kernel charges
+// elsewhere (the journal thread, interrupts on the other CPU): measured
+// on a virtio disk 33 µs of a 105 µs fdatasync, about 60 µs for the
+// process, and 35-50 µs of fsyncs of 120-400 µs under load; hence a
+// minimum wall time below which overlapping is never chosen, and a CPU
+// share of at most a twentieth to choose it. Overlapped fsyncs that queue
+// behind each other put it back to one (queued).
 //
-// The latency bound holds in both modes: a syncer fsyncs what was executed
-// when it started, and with several in flight a group's fsync starts as
-// soon as the group is executed (up to tuneInflight at once); a Wait
-// leader gathers for at most one fsync time (gather.go).
+// The latency bound: a syncer fsyncs what was executed when it started,
+// and with several in flight a group's fsync starts as soon as the group
+// is executed, so a reply waits one fsync plus its group's execution,
+// unless tuneInflight fsyncs are already in flight (then also the end of
+// the first of those); a Wait leader gathers for at most one fsync time
+// (gather.go).
 
 // GroupMode is how the network loop commits groups under Always.
 type GroupMode uint8
@@ -86,7 +89,7 @@ const (
 	// ModeOne is then kept for a backoff of fsyncs, doubled each time.
 	serialFactor = 2
 	serialShare  = 0.6
-	serialChecks = 8
+	serialChecks = 4
 	backoffMin   = 4096
 	backoffMax   = 1 << 20
 )
@@ -242,18 +245,22 @@ func (t *fsyncTuner) setMode(m GroupMode, r Reason) {
 func (a *AOF) timedSync(f interface{ Sync() error }) (err error, m syncTiming) {
 	seq := a.syncStarts.Add(1)
 	m.conc = a.inSync.Add(1)
-	runtime.LockOSThread()
-	c0, ok0 := threadCPU()
+	clock, ok := cpuClock()
+	var c0 time.Duration
+	if ok {
+		c0, ok = readCPU(clock)
+	}
 	t0 := a.syncClock()
 	err = f.Sync()
 	m.wall = a.syncClock() - t0
-	c1, ok1 := threadCPU()
-	runtime.UnlockOSThread()
+	if ok {
+		var c1 time.Duration
+		if c1, ok = readCPU(clock); ok && c1 >= c0 {
+			m.cpu, m.cpuOK = c1-c0, true
+		}
+	}
 	m.alone = m.conc == 1 && a.syncStarts.Load() == seq
 	a.inSync.Add(-1)
-	if ok0 && ok1 && c1 >= c0 {
-		m.cpu, m.cpuOK = c1-c0, true
-	}
 	return err, m
 }
 

@@ -67,8 +67,8 @@ func TestTunerModes(t *testing.T) {
 	}
 	// A moment's stall of the machine lengthens every fsync in flight:
 	// not a queue.
-	if m, _ := feed(&tu, tuneWindow, 3*5000*us, 10*us, false); m != ModeOverlap {
-		t.Fatalf("overlapped fsyncs 3x as long for %d fsyncs: %v %v, want overlap", tuneWindow, m, tu.reason)
+	if m, _ := feed(&tu, tuneWindow/2, 3*5000*us, 10*us, false); m != ModeOverlap {
+		t.Fatalf("overlapped fsyncs 3x as long for %d fsyncs: %v %v, want overlap", tuneWindow/2, m, tu.reason)
 	}
 	feed(&tu, tuneWindow, 5000*us, 10*us, false)
 	// Now they queue behind each other (4 in flight, 3x as long, for
