@@ -4,8 +4,9 @@
 // cut the power, or fail, at any one of those operations. The server hands
 // its FS (Server.fsys) to the AOF (incr and base files, the manifest, a
 // rewrite's install), SAVE and BGSAVE (ReplaceFile; the temp file and its
-// install), the snapshot writer of BGSAVE and BGREWRITEAOF, loading
-// dump.rdb, the replica's temp RDB and CONFIG REWRITE (config.RewriteFS);
+// install), the snapshot writer of BGSAVE and BGREWRITEAOF, reading
+// dump.rdb (loading, DEBUG RELOAD, a master's full sync), the replica's
+// temp RDB and CONFIG REWRITE (config.RewriteFS);
 // redis-check-aof (aof.CheckOptions.FS), its --fix copy, the pidfile, the
 // log file and the CPU profile use OS(). lint_test.go fails on any such
 // os/syscall/unix call outside this package, with a short allowlist of
