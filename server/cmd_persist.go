@@ -2,6 +2,7 @@ package server
 
 import (
 	"strings"
+	"time"
 
 	"github.com/aofserver/aofserver/aof"
 	"github.com/aofserver/aofserver/config"
@@ -221,6 +222,10 @@ func (s *Server) resetStats() {
 	st.totalReads.Store(0)
 	st.totalWrites.Store(0)
 	st.replyBufShrinks, st.replyBufExpands = 0, 0
+	now := time.Now().UnixMilli()
+	st.instOps.reset(now)
+	st.instIn.reset(now)
+	st.instOut.reset(now)
 	st.errorCounts = map[string]int64{}
 	for _, cmd := range s.commands {
 		cmd.calls, cmd.usec, cmd.rejected, cmd.failed = 0, 0, 0, 0

@@ -19,8 +19,6 @@ func (s *Server) cronLoop() {
 	hz := cronHz()
 	t := time.NewTicker(time.Second / time.Duration(hz))
 	defer t.Stop()
-	lastOps := time.Now()
-	var opsBase int64
 	var cronTick int64
 	for {
 		select {
@@ -67,10 +65,13 @@ func (s *Server) cronLoop() {
 			// Redis's beforeSleep does after serverCron.
 			s.aof.KickPending()
 		}
-		if d := now.Sub(lastOps); d >= time.Second {
-			s.persist.opsPerSec = int64(float64(s.stats.totalCommands-opsBase) / d.Seconds())
-			opsBase = s.stats.totalCommands
-			lastOps = now
+		// run_with_period(100): the instantaneous metrics' samples.
+		if period := 1000 / hz; 100 <= period || cronTick%int64(100/period) == 0 {
+			ms := now.UnixMilli()
+			st := &s.stats
+			st.instOps.track(ms, st.totalCommands)
+			st.instIn.track(ms, st.netInput.Load())
+			st.instOut.track(ms, st.netOutput.Load())
 		}
 		s.mu.Unlock()
 	}

@@ -46,8 +46,7 @@ type persistState struct {
 	loadStart           time.Time
 	loadTotal, loadDone int64
 
-	opsPerSec int64
-	runID     string
+	runID string
 	// inProcChild: background jobs write through the server's FS from a
 	// goroutine instead of a child process (tests on fsx.CrashFS).
 	inProcChild bool

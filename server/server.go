@@ -157,12 +157,14 @@ type stats struct {
 	// total_reads_processed / total_writes_processed: the read and write
 	// events Redis's readQueryFromClient and writeToClient count.
 	totalReads, totalWrites atomic.Int64
-	replyBufShrinks         int64 // replybuf.go
-	replyBufExpands         int64
-	errorCounts             map[string]int64
-	unexpectedErrs          int64
-	expireCycleCPU          int64
-	lazyfreedObjects        int64 // lazyfree.go
+	// instantaneous_ops_per_sec and _kbps (instmetric.go)
+	instOps, instIn, instOut instMetric
+	replyBufShrinks          int64 // replybuf.go
+	replyBufExpands          int64
+	errorCounts              map[string]int64
+	unexpectedErrs           int64
+	expireCycleCPU           int64
+	lazyfreedObjects         int64 // lazyfree.go
 }
 
 // New builds a server from cfg. It does not load data or listen yet.
