@@ -4,7 +4,6 @@ import (
 	"math"
 	"runtime"
 	"runtime/debug"
-	"runtime/metrics"
 	"testing"
 )
 
@@ -34,28 +33,20 @@ func TestAllocSizeIsWhatTheHeapTakes(t *testing.T) {
 }
 
 // The runtime's limit leaves room, above a dataset of maxmemory, for the
-// runtime's own memory (which does not shrink with maxmemory) and then
-// some: with less the GC runs back to back. The runtime's own memory is
-// this process's, as runtime/metrics counts it for the limit.
+// runtime's own memory (which does not shrink with maxmemory) and span
+// fragmentation: with less the GC runs back to back. The figures are the
+// server's at the end of TestEvictZipfCacheBench (runtime/metrics, what
+// the limit counts; a test binary's own vary with the tests run before):
+// metadata 2.9 MB, the profiling bucket table 1.45, other 0.75, stacks
+// 0.55; heap/unused 1-2 MB. With them the benchmark fell over the cliff
+// where this room was below zero (64 MB with + 1.5 MB, -0.5 MB; every size
+// of 32 MB or less with a tenth + 2.5 MB) and not above it.
 func TestMemLimitLeavesRoomForTheRuntime(t *testing.T) {
-	names := []string{"/memory/classes/metadata/other:bytes", "/memory/classes/metadata/mcache/inuse:bytes",
-		"/memory/classes/profiling/buckets:bytes", "/memory/classes/other:bytes",
-		"/memory/classes/heap/stacks:bytes", "/memory/classes/os-stacks:bytes"}
-	ss := make([]metrics.Sample, len(names))
-	for i, n := range names {
-		ss[i].Name = n
-	}
-	metrics.Read(ss)
-	var own int64
-	for _, s := range ss {
-		own += int64(s.Value.Uint64())
-	}
+	const own = 2900<<10 + 1450<<10 + 750<<10 + 550<<10
+	const frag = 3 << 19
 	for _, m := range []int64{1 << 20, 4 << 20, 16 << 20, 32 << 20, 64 << 20, 256 << 20, 4 << 30} {
 		spans := m / 50 // mspans and span tails, ~2 % of the heap
-		// Fragmentation: partly used spans (one a size class and P at
-		// least), 1-2 MB whatever maxmemory in the benchmark.
-		const frag = 3 << 19
-		if room := memLimitFor(m) - m - spans - frag - own; room < 1<<20 {
+		if room := memLimitFor(m) - m - spans - frag - own; room < 256<<10 {
 			t.Errorf("maxmemory %d MB: limit %d leaves %d bytes above the dataset, its spans, fragmentation and the runtime's %d", m>>20, memLimitFor(m), room, own)
 		}
 	}
