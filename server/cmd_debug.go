@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"net"
 	"strconv"
@@ -237,7 +238,18 @@ func debugReload(c *client, argv [][]byte) {
 			// logged at verbose level for a client's load (isRestoreContext)
 			s.log.Warn().Msg("Failed loading library, " + le.reason)
 			s.log.Warn().Msg("Short read or OOM loading DB. Unrecoverable error, aborting now.")
-		} else {
+		} else if lines, ok := rdb.LoadFailureLines(err); ok {
+			// rdbReportError for a client's load (isRestoreContext): its
+			// report at verbose level, after rdbLoad's own warning
+			for i, l := range lines {
+				if i < len(lines)-1 {
+					s.log.Warn().Msg(l)
+				} else {
+					s.log.Debug().Msg(l)
+				}
+			}
+		} else if !errors.Is(err, fs.ErrNotExist) && !s.rdbLoadRefused(err) {
+			// (a missing dump.rdb fails rdbLoad's fopen: nothing logged)
 			s.log.Warn().Msgf("DEBUG RELOAD: %v", err)
 		}
 		c.err("ERR Error trying to load the RDB dump")
