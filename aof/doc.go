@@ -53,7 +53,8 @@
 //   - Install: rename the fsynced temp base into the directory, persist the
 //     manifest with the new base and history entries, then delete history
 //     (manifest first, so a listed file is never missing).
-//   - Close: flush, "Calling fsync() on the AOF file.", close.
+//   - Close: flush, fsync, close (logging nothing: the caller logs
+//     Redis's shutdown line).
 //
 // Crash safety follows: a crash at any point leaves a manifest whose base and
 // incr files all exist and load, and under Always no byte that Wait

@@ -209,7 +209,8 @@ func (a *AOF) Close() error {
 		seg.syncMu.Lock()
 		a.trimPadding(seg)
 		if a.term.Load() == nil {
-			a.log.Info().Msg("Calling fsync() on the AOF file.")
+			// silent: Redis's finishShutdown logs "Calling fsync() on the
+			// AOF file." itself, its stopAppendOnly nothing
 			if serr := seg.f.Sync(); serr != nil && err == nil {
 				err = fmt.Errorf("aof: fsync %s: %w", seg.name, serr)
 			} else if serr == nil {
