@@ -363,6 +363,9 @@ func (c *client) pushParts(a, b, cc []byte) {
 	c.pushQ.write(a)
 	c.pushQ.write(b)
 	c.pushQ.write(cc)
+	// Messages wait in Redis's reply buffer too (its peak, rbp=); the
+	// caller holds s.mu, which guards rbuf.
+	c.rbuf.noteReply(c.pushQ.pending())
 	used := c.pushQ.mem()
 	c.srv.stats.obufPeak.note(used)
 	if c.conn != nil && c.srv.obufLimitReached(c.obufClass(), used, &c.obufSoftSince) {

@@ -211,3 +211,26 @@ func TestDiffRecentMaxInputBufferAndArgvMem(t *testing.T) {
 		t.Fatalf("BLPOP: ours %q, redis %q", got, want)
 	}
 }
+
+// A subscriber's messages wait in the same reply buffer as replies: its
+// peak (rbp=) is the message's size.
+func TestDiffReplyBufferPeakOfMessages(t *testing.T) {
+	p := newDiffPair(t)
+	oc, rc := p.conn(0)
+	for _, side := range []struct {
+		name     string
+		ctl, sub *respConn
+	}{{"ours", oc, dial(t, p.ours.addr)}, {"redis", rc, dial(t, p.real.addr)}} {
+		side.sub.do("CLIENT", "SETNAME", "subscriber")
+		side.sub.do("SUBSCRIBE", "ch")
+		waitFor(t, side.name+": the subscriber's reply buffer to shrink", func() bool {
+			rbs, rbp := replyBufOf(t, side.ctl, "subscriber")
+			return rbs == 1024 && rbp < 1024
+		})
+		side.ctl.do("PUBLISH", "ch", strings.Repeat("m", 100))
+		side.sub.read()
+		if _, rbp := replyBufOf(t, side.ctl, "subscriber"); rbp != 133 {
+			t.Fatalf("%s: rbp=%d after a 133-byte message", side.name, rbp)
+		}
+	}
+}

@@ -37,6 +37,16 @@ func (q *replyQueue) mem() int64 { return q.queued + q.inflight }
 
 func (q *replyQueue) empty() bool { return len(q.chunks) == 0 }
 
+// pending is the bytes queued and not yet taken by the writer (chunks are
+// filled in order and taken whole).
+func (q *replyQueue) pending() int {
+	n := len(q.chunks)
+	if n == 0 {
+		return 0
+	}
+	return (n-1)*replyChunkSize + len(q.chunks[n-1])
+}
+
 // write appends b, filling the last chunk first.
 func (q *replyQueue) write(b []byte) {
 	for len(b) > 0 {
