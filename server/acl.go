@@ -408,9 +408,6 @@ func (s *Server) aclDefaultNeedsAuth() bool {
 	return f&userNopass == 0 || f&userDisabled != 0
 }
 
-// authRequired is Redis's authRequired(c).
-func (s *Server) authRequired(c *client) bool { return !c.authed && s.aclDefaultNeedsAuth() }
-
 // setDefaultAuth is clientSetDefaultAuth.
 func (s *Server) setDefaultAuth(c *client) {
 	c.user = s.acl.def
@@ -500,7 +497,6 @@ func aclHasSpaces(s string) bool {
 type aclError string
 
 const (
-	aclErrFormat   aclError = "Wrong format"
 	aclErrUnknown  aclError = "Unknown command or category name in ACL"
 	aclErrSyntax   aclError = "Syntax error"
 	aclErrAllKeys  aclError = "Adding a pattern after the * pattern (or the 'allkeys' flag) is not valid and does not have any effect. Try 'resetkeys' to start with an empty list of patterns"
