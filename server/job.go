@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"path/filepath"
 	"time"
 )
 
@@ -105,6 +106,9 @@ func (s *Server) reapJob(j *job) {
 	} else {
 		o.err = firstErr(j.cp.err, j.sn.err)
 	}
+	if o.ok() {
+		s.logChildDone(j)
+	}
 	s.mu.Unlock()
 	if o.ok() {
 		if err := j.install(); err != nil {
@@ -196,4 +200,22 @@ func (o jobOutcome) describe() string {
 		return fmt.Sprintf("signal %d", o.signal)
 	}
 	return fmt.Sprintf("exit code %d", o.exitCode)
+}
+
+// logChildDone logs, under the child's pid and role, the lines Redis's
+// child logs as it ends with success (rdbSave's or rewriteAppendOnlyFile's,
+// then sendChildCowInfo's), before the parent's "terminated with success".
+// Our copy-on-write is the snapshot's copied bytes, which only grow: they
+// are the current, the peak and the average figure. Under mu.
+func (s *Server) logChildDone(j *job) {
+	pid := j.cp.pidOf()
+	what := "RDB"
+	if j.kind == jobRDB {
+		s.log.Info().Int("cpid", pid).Msg("DB saved on disk")
+	} else {
+		what = "AOF rewrite"
+		s.log.Info().Int("cpid", pid).Msgf("Successfully created the temporary AOF base file %s", filepath.Base(j.cp.path))
+	}
+	mb := j.sn.cowBytes >> 20
+	s.log.Info().Int("cpid", pid).Msgf("Fork CoW for %s: current %d MB, peak %d MB, average %d MB", what, mb, mb, mb)
 }

@@ -99,8 +99,16 @@ func (r *redisLogWriter) WriteLevel(l zerolog.Level, p []byte) (int, error) {
 	case zerolog.WarnLevel, zerolog.ErrorLevel, zerolog.FatalLevel, zerolog.PanicLevel:
 		mark = "#"
 	}
+	pid, role := r.pid, r.role
+	if i := indexOf(p, `"cpid":`); i >= 0 {
+		// a line a child process logs (logChildDone): its pid, role C
+		pid, role = 0, 'C'
+		for i += len(`"cpid":`); i < len(p) && p[i] >= '0' && p[i] <= '9'; i++ {
+			pid = pid*10 + int(p[i]-'0')
+		}
+	}
 	now := time.Now()
-	line := fmt.Sprintf("%d:%c %s %s %s\n", r.pid, r.role, now.Format("02 Jan 2006 15:04:05.000"), mark, msg)
+	line := fmt.Sprintf("%d:%c %s %s %s\n", pid, role, now.Format("02 Jan 2006 15:04:05.000"), mark, msg)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	_, err := io.WriteString(r.w, line)
