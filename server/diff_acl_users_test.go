@@ -476,3 +476,17 @@ func TestDiffACLHelloAndSelfDelete(t *testing.T) {
 		cmd("CONFIG", "SET", "requirepass", ""),
 	})
 }
+
+// NOPERM replies count in the error stats like Redis's (rejected calls at
+// top level and in MULTI, failed calls inside scripts).
+func TestDiffACLErrorStats(t *testing.T) {
+	p := newDiffPair(t)
+	p.runACL([][]string{
+		cmd("CONFIG", "RESETSTAT"),
+		cmd("ACL", "SETUSER", "e", "on", "nopass", "+@all", "-get", "~k*", "&c"),
+		cmd("AUTH", "e", "x"), cmd("GET", "k"), cmd("SET", "z", "1"), cmd("PUBLISH", "d", "m"),
+		cmd("EVAL", "return redis.call('get','k')", "0"), cmd("EVAL", "return redis.pcall('set','z',1)", "0"),
+		cmd("MULTI"), cmd("GET", "k"), cmd("EXEC"), cmd("AUTH", "nouser", "y"),
+		cmd("INFO", "errorstats"),
+	})
+}
