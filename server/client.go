@@ -88,14 +88,13 @@ type client struct {
 	// PUNSUBSCRIBE without arguments replies in that order).
 	patOrder []string
 
-	created    time.Time
-	lastInter  atomic.Int64 // UnixNano of the last read; set outside mu
-	lastCmd    string
-	argvLenSum int
-	totalCmds  int64
-	noTouch    bool
-	libName    string
-	libVer     string
+	created   time.Time
+	lastInter atomic.Int64 // UnixNano of the last read; set outside mu
+	lastCmd   string
+	totalCmds int64
+	noTouch   bool
+	libName   string
+	libVer    string
 
 	// asynchronous output for pub/sub, MONITOR and tracking: guarded by
 	// pushMu and drained by the client's writer goroutine (pushBuf is the

@@ -306,19 +306,7 @@ func (c *client) infoLineOmem(viewer *client, omem int64) string {
 		qbuf = int64(c.rd.end - c.rd.batchStart)
 		qfree = max(qalloc-qbuf, 0)
 	}
-	// argv_len_sum: the arguments of the command running (the viewer's
-	// own) or of the one a blocked client waits in; freed after a command.
-	argvMem := 0
-	switch {
-	case c == c.srv.curClient:
-		for _, a := range c.srv.curArgv {
-			argvMem += len(a)
-		}
-	case c.block != nil:
-		for _, a := range c.block.argv {
-			argvMem += len(a)
-		}
-	}
+	argvMem, _ := c.argvMem()
 	multiMem := c.multiMem()
 	user := "(superuser)"
 	if c.user != nil {
@@ -330,7 +318,7 @@ func (c *client) infoLineOmem(viewer *client, omem int64) string {
 	}
 	return fmt.Sprintf("id=%d addr=%s laddr=%s fd=%d name=%s age=%d idle=%d flags=%s db=%d sub=%d psub=%d ssub=%d multi=%d qbuf=%d qbuf-free=%d argv-mem=%d multi-mem=%d rbs=%d rbp=%d obl=0 oll=0 omem=%d tot-mem=%d events=%s cmd=%s user=%s redir=%d resp=%d",
 		c.id, c.addr, c.laddr, 8+c.id, c.name, int64(now.Sub(c.created).Seconds()), (now.UnixNano()-c.lastInter.Load())/1e9,
-		fl, dbid, len(c.channels), len(c.patterns), len(c.shardChannels), multi, qbuf, qfree, argvMem, multiMem, c.rbuf.usable, c.rbuf.peak, omem, c.memoryUsage(omem, qalloc, multiMem), events, cmd, user, redir, c.resp)
+		fl, dbid, len(c.channels), len(c.patterns), len(c.shardChannels), multi, qbuf, qfree, argvMem, multiMem, c.rbuf.usable, c.rbuf.peak, omem, c.memoryUsage(omem), events, cmd, user, redir, c.resp)
 }
 
 func clientListCommand(c *client, argv [][]byte) {

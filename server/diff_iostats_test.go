@@ -234,3 +234,60 @@ func TestDiffReplyBufferPeakOfMessages(t *testing.T) {
 		}
 	}
 }
+
+// tot-mem and multi-mem are Redis's getClientMemoryUsage and
+// mstate.argv_len_sums: query and reply buffers, the client struct, the
+// running or blocked command's arguments, the MULTI state with its
+// watched keys, the pub/sub dictionaries.
+func TestDiffClientTotMem(t *testing.T) {
+	p := newDiffPair(t)
+	oc, rc := p.conn(0)
+	mem := regexp.MustCompile(`multi-mem=\d+ rbs=\d+ rbp=\d+ obl=0 oll=0 omem=\d+ tot-mem=\d+`)
+	for _, side := range []struct {
+		name string
+		ctl  *respConn
+		addr string
+	}{{"ours", oc, p.ours.addr}, {"redis", rc, p.real.addr}} {
+		sub, mx, blk := dial(t, side.addr), dial(t, side.addr), dial(t, side.addr)
+		sub.do("CLIENT", "SETNAME", "sub")
+		// (four: a fifth grows the dict, which Redis then rehashes
+		// step by step, counting both tables meanwhile)
+		sub.do("SUBSCRIBE", "a", "b", "c", "d")
+		for i := 0; i < 3; i++ {
+			sub.read()
+		}
+		sub.do("PSUBSCRIBE", "p*")
+		sub.do("SSUBSCRIBE", "s1", "s2")
+		sub.read()
+		mx.do("CLIENT", "SETNAME", "mx")
+		mx.do("WATCH", "w1", "w2")
+		mx.do("MULTI")
+		for i := 0; i < 3; i++ {
+			mx.do("SET", "k", "v")
+		}
+		blk.do("CLIENT", "SETNAME", "blk")
+		blk.send("BLPOP", "nolist", "0")
+		// Let every buffer settle (the cron shrinks idle reply buffers).
+		waitFor(t, side.name+": reply buffers to shrink", func() bool {
+			for _, n := range []string{"sub", "mx", "blk"} {
+				if rbs, rbp := replyBufOf(t, side.ctl, n); rbs != 1024 || rbp >= 1024 {
+					return false
+				}
+			}
+			return true
+		})
+	}
+	for _, name := range []string{"sub", "mx", "blk"} {
+		line := func(c *respConn) string {
+			for _, l := range strings.Split(bulkText(c.do("CLIENT", "LIST")), "\n") {
+				if strings.Contains(l, " name="+name+" ") {
+					return mem.FindString(l)
+				}
+			}
+			return ""
+		}
+		if got, want := line(oc), line(rc); got != want || want == "" {
+			t.Fatalf("%s: ours %q, redis %q", name, got, want)
+		}
+	}
+}

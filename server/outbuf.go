@@ -182,17 +182,72 @@ func (p *obufPeaks) recent() int64 {
 	return m
 }
 
-// clientBaseMem is what a connection costs before any buffer: the client
-// struct, its reader, its writer's goroutine stack when asynchronous (a
-// round figure of what they take: Redis counts sizeof(client) and its
-// 16 KB static reply buffer there).
-const clientBaseMem = 8 << 10
+// Sizes Redis 7.0.15's getClientMemoryUsage adds up (x86-64).
+const (
+	sizeofClient     = 768 // zmalloc_size(c): the client struct's jemalloc class
+	sizeofListNode   = 24
+	sizeofWatchedKey = 32
+	sizeofMultiCmd   = 24
+)
 
 // memoryUsage is Redis's getClientMemoryUsage (CLIENT LIST tot-mem, INFO
-// mem_clients_*): output buffer, query buffer, argv and MULTI queue, and
-// the connection's own footprint.
-func (c *client) memoryUsage(omem, rbs int64, multiMem int) int64 {
-	return omem + rbs + int64(multiMem) + int64(c.argvLenSum) + clientBaseMem
+// mem_clients_*), the figures of the structures Redis would hold for c:
+// output buffer, query buffer (sdsZmallocSize), the client struct, its
+// reply buffer, the running command's arguments, the MULTI state, and the
+// pub/sub dictionaries' entries and buckets. Under s.mu.
+func (c *client) memoryUsage(omem int64) int64 {
+	alloc := c.qbufCap.Load()
+	mem := omem + jemallocUsable(sdsHdrSize(alloc)+alloc+1) + sizeofClient + c.rbuf.usable
+	argvLen, argc := c.argvMem()
+	mem += int64(argvLen) + int64(sizeofPointer*argc)
+	mem += c.multiStateMemOverhead()
+	mem += int64(len(c.patterns) * sizeofListNode)
+	mem += dictMemOverhead(len(c.channels)) + dictMemOverhead(len(c.shardChannels))
+	return mem
+}
+
+// dictMemOverhead is a client's pub/sub dict as Redis counts it: entries
+// and buckets (4, doubled as it fills).
+func dictMemOverhead(n int) int64 {
+	if n == 0 {
+		return 0
+	}
+	slots := 4
+	for slots < n {
+		slots *= 2
+	}
+	return int64(n*sizeofDictEntry + slots*sizeofPointer)
+}
+
+// argvMem is argv_len_sum and argc: the arguments of the command running
+// (the caller's own CLIENT LIST) or of the one a blocked client waits in;
+// Redis frees them after a command.
+func (c *client) argvMem() (sum, argc int) {
+	var argv [][]byte
+	switch {
+	case c == c.srv.curClient:
+		argv = c.srv.curArgv
+	case c.block != nil:
+		argv = c.block.argv
+	}
+	for _, a := range argv {
+		sum += len(a)
+	}
+	return sum, len(argv)
+}
+
+// multiStateMemOverhead is the queued commands' arguments (multi-mem),
+// the watched keys and the command array (2, doubled as it fills).
+func (c *client) multiStateMemOverhead() int64 {
+	mem := int64(c.multiMem() + len(c.watched)*(sizeofListNode+sizeofWatchedKey))
+	if n := len(c.mstate); n > 0 {
+		alloc := 2
+		for alloc < n {
+			alloc *= 2
+		}
+		mem += int64(alloc * sizeofMultiCmd)
+	}
+	return mem
 }
 
 // recentMaxOutputBuffer is INFO client_recent_max_output_buffer: the
@@ -215,18 +270,20 @@ func (s *Server) normalClientsMemory() int64 {
 		if c.flags&flagReplica != 0 {
 			continue
 		}
-		n += c.memoryUsage(c.outputMemory(), c.qbufCap.Load(), c.multiMem())
+		n += c.memoryUsage(c.outputMemory())
 	}
 	return n
 }
 
-// multiMem is CLIENT LIST multi-mem: the arguments of the queued commands.
+// multiMem is CLIENT LIST multi-mem (mstate.argv_len_sums): the queued
+// commands' argument bytes and argv arrays.
 func (c *client) multiMem() int {
 	n := 0
 	for _, q := range c.mstate {
 		for _, a := range q.argv {
 			n += len(a)
 		}
+		n += sizeofPointer * len(q.argv)
 	}
 	return n
 }
