@@ -86,7 +86,7 @@ func replicaofReplCommand(c *client, argv [][]byte) {
 		c.addReplyString("+OK Already connected to specified master\r\n")
 		return
 	}
-	s.replSetMaster(host, int(port))
+	s.replSetMaster(host, int(port), true)
 	s.log.Info().Msgf("REPLICAOF %s:%d enabled (user request from '%s')", host, port, c.infoLine())
 	c.ok()
 }
@@ -102,17 +102,21 @@ func (s *Server) ReplicaOfFromConfig() {
 		return
 	}
 	s.mu.Lock()
-	s.replSetMaster(v[0], port)
 	// At start-up there is no cached master (Redis sets masterhost from
 	// the file, without replicationCacheMasterUsingMyself).
-	s.repl.link.psyncPossible = false
+	s.replSetMaster(v[0], port, false)
 	s.mu.Unlock()
 }
 
-// replSetMaster is replicationSetMaster (under mu).
-func (s *Server) replSetMaster(host string, port int) {
+// replSetMaster is replicationSetMaster (under mu); cacheMyself: a master
+// turning replica offers its own history to the new master
+// (replicationCacheMasterUsingMyself), REPLICAOF's case.
+func (s *Server) replSetMaster(host string, port int, cacheMyself bool) {
 	s.replInit()
 	wasMaster := s.repl.link == nil
+	if wasMaster && cacheMyself {
+		s.log.Info().Msg("Before turning into a replica, using my own master parameters to synthesize a cached master: I may be able to synchronize with the new master with just a partial transfer.")
+	}
 	if l := s.repl.link; l != nil {
 		l.close()
 	}
@@ -121,6 +125,8 @@ func (s *Server) replSetMaster(host string, port int) {
 	l := &masterLink{host: host, port: port, state: linkConnect, stop: make(chan struct{}), downSince: time.Now(), psyncPossible: true}
 	if !wasMaster {
 		l.psyncPossible = s.repl.backlog != nil
+	} else if !cacheMyself {
+		l.psyncPossible = false
 	}
 	s.repl.link = l
 	s.cfg.SetReplicaOf(host, port) // CONFIG GET replicaof, CONFIG REWRITE
@@ -445,6 +451,11 @@ func (s *Server) fullSyncFromMaster(l *masterLink, nc net.Conn, br *bufio.Reader
 	// synced data, the old data goes, then the received file becomes
 	// dump.rdb and is loaded. Nothing checks it first: a corrupt one
 	// leaves the replica empty (or ends it, as below).
+	if l.psyncPossible {
+		// replicationAttachToNewMaster drops the cached master
+		s.log.Info().Msg("Discarding previously cached master state.")
+		l.psyncPossible = false
+	}
 	if j := s.rdbJob(); j != nil {
 		s.log.Info().Msgf("Replica is about to load the RDB file received from the master, but there is a pending RDB child running. Killing process %d and removing its temp file to avoid any race", j.cp.pidOf())
 		j.cp.kill() // reaped as Redis's killRDBChild
