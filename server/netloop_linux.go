@@ -255,6 +255,11 @@ type parkedEpoll struct {
 	// The poller's callback and what it leaves for wait, made once: a
 	// closure over wait's locals would be allocated at every wait, the
 	// most frequent garbage of a loaded server.
+	// Several standbys wait on ep2 at once (fsyncs in flight together),
+	// so mu makes each wait's use of them whole: the fd's read lock only
+	// covers the callback, and a standby could otherwise read another's
+	// n or have its events written into another's evs.
+	mu    sync.Mutex
 	evs   []unix.EpollEvent
 	n     int
 	err   error
@@ -290,6 +295,8 @@ func (w *parkedEpoll) wait(evs []unix.EpollEvent, timeoutMs int) (int, error) {
 	if timeoutMs == 0 {
 		return unix.EpollWait(w.fd, evs, 0)
 	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	if timeoutMs > 0 {
 		w.f.SetReadDeadline(time.Now().Add(time.Duration(timeoutMs) * time.Millisecond))
 		w.dead = true
