@@ -6,10 +6,12 @@ import (
 	"strconv"
 	"strings"
 	"unsafe"
+
+	"github.com/aofserver/aofserver/geohash"
 )
 
 // GEO commands (Redis's geo.c): a geo index is a sorted set whose scores
-// are 52-bit geohashes (see geohash.go).
+// are 52-bit geohashes (see package geohash).
 
 func init() {
 	g := func(name string, arity int, flags uint64, first, last int, proc cmdProc, summary, since string, acl ...string) *command {
@@ -63,7 +65,7 @@ func geoLonLat(c *client, argv [][]byte) (lon, lat float64, ok bool) {
 	if lat, ok = geoParseDouble(c, argv[1], ""); !ok {
 		return
 	}
-	if lon < geoLongMin || lon > geoLongMax || lat < geoLatMin || lat > geoLatMax {
+	if lon < geohash.LongMin || lon > geohash.LongMax || lat < geohash.LatMin || lat > geohash.LatMax {
 		c.err("ERR invalid longitude,latitude pair " + cFormatF(lon) + "," + cFormatF(lat))
 		return 0, 0, false
 	}
@@ -187,8 +189,8 @@ func geoaddCommand(c *client, argv [][]byte) {
 		if !ok {
 			return
 		}
-		h, _ := geohashEncodeWGS84(lon, lat, geoStepMax)
-		zargv = append(zargv, strconv.AppendUint(nil, h.align52(), 10), cloneBytes(p[2]))
+		h, _ := geohash.EncodeWGS84(lon, lat, geohash.StepMax)
+		zargv = append(zargv, strconv.AppendUint(nil, h.Align52(), 10), cloneBytes(p[2]))
 	}
 	zaddGeneric(c, zargv, 0)
 	c.rewriteArgv(zargv...)
@@ -222,13 +224,13 @@ func geodistCommand(c *client, argv [][]byte) {
 		c.nullBulk()
 		return
 	}
-	lon1, lat1, ok1 := geoDecodeScore(s1)
-	lon2, lat2, ok2 := geoDecodeScore(s2)
+	lon1, lat1, ok1 := geohash.DecodeScore(s1)
+	lon2, lat2, ok2 := geohash.DecodeScore(s2)
 	if !ok1 || !ok2 {
 		c.nullBulk()
 		return
 	}
-	c.bulkString(geoFormatDistance(geoDistance(lon1, lat1, lon2, lat2) / toMeter))
+	c.bulkString(geoFormatDistance(geohash.Distance(lon1, lat1, lon2, lat2) / toMeter))
 }
 
 const geoAlphabet = "0123456789bcdefghjkmnpqrstuvwxyz"
@@ -245,17 +247,17 @@ func geohashCommand(c *client, argv [][]byte) {
 			c.nullBulk()
 			continue
 		}
-		lon, lat, ok := geoDecodeScore(sc)
+		lon, lat, ok := geohash.DecodeScore(sc)
 		if !ok {
 			c.nullBulk()
 			continue
 		}
-		h, _ := geohashEncode(geoRange{-180, 180}, geoRange{-90, 90}, lon, lat, 26)
+		h, _ := geohash.Encode(geohash.Range{Min: -180, Max: 180}, geohash.Range{Min: -90, Max: 90}, lon, lat, 26)
 		var buf [11]byte
 		for i := 0; i < 11; i++ {
 			idx := 0
 			if i < 10 {
-				idx = int(h.bits>>(52-(uint(i)+1)*5)) & 0x1f
+				idx = int(h.Hash>>(52-(uint(i)+1)*5)) & 0x1f
 			}
 			buf[i] = geoAlphabet[idx]
 		}
@@ -275,7 +277,7 @@ func geoposCommand(c *client, argv [][]byte) {
 			c.nullArray()
 			continue
 		}
-		lon, lat, ok := geoDecodeScore(sc)
+		lon, lat, ok := geohash.DecodeScore(sc)
 		if !ok {
 			c.nullArray()
 			continue
@@ -321,7 +323,7 @@ func geoMemberPos(z *zsetObj, member []byte) (lon, lat float64, ok bool) {
 	if !ok {
 		return 0, 0, false
 	}
-	return geoDecodeScore(sc)
+	return geohash.DecodeScore(sc)
 }
 
 func georadiusGeneric(c *client, argv [][]byte, srcIdx int, flags int) {
@@ -333,15 +335,15 @@ func georadiusGeneric(c *client, argv [][]byte, srcIdx int, flags int) {
 		return
 	}
 	var base int
-	var sh geoShape
+	var sh geohash.Shape
 	switch {
 	case flags&geoRadiusCoords != 0:
 		base = 6
 		var ok bool
-		if sh.lon, sh.lat, ok = geoLonLat(c, argv[2:]); !ok {
+		if sh.Lon, sh.Lat, ok = geoLonLat(c, argv[2:]); !ok {
 			return
 		}
-		if sh.radius, sh.conversion, ok = geoDistanceArg(c, argv[base-2:]); !ok {
+		if sh.Radius, sh.Conversion, ok = geoDistanceArg(c, argv[base-2:]); !ok {
 			return
 		}
 	case flags&geoRadiusMember != 0 && z == nil:
@@ -349,11 +351,11 @@ func georadiusGeneric(c *client, argv [][]byte, srcIdx int, flags int) {
 	case flags&geoRadiusMember != 0:
 		base = 5
 		var ok bool
-		if sh.lon, sh.lat, ok = geoMemberPos(z, argv[2]); !ok {
+		if sh.Lon, sh.Lat, ok = geoMemberPos(z, argv[2]); !ok {
 			c.err("ERR could not decode requested zset member")
 			return
 		}
-		if sh.radius, sh.conversion, ok = geoDistanceArg(c, argv[base-2:]); !ok {
+		if sh.Radius, sh.Conversion, ok = geoDistanceArg(c, argv[base-2:]); !ok {
 			return
 		}
 	default:
@@ -407,7 +409,7 @@ func georadiusGeneric(c *client, argv [][]byte, srcIdx int, flags int) {
 		case eqFold(a, "frommember") && i+1 < remaining && flags&geoSearch != 0 && !fromloc:
 			if z != nil {
 				var ok bool
-				if sh.lon, sh.lat, ok = geoMemberPos(z, argv[base+i+1]); !ok {
+				if sh.Lon, sh.Lat, ok = geoMemberPos(z, argv[base+i+1]); !ok {
 					c.err("ERR could not decode requested zset member")
 					return
 				}
@@ -416,25 +418,25 @@ func georadiusGeneric(c *client, argv [][]byte, srcIdx int, flags int) {
 			i++
 		case eqFold(a, "fromlonlat") && i+2 < remaining && flags&geoSearch != 0 && !frommember:
 			var ok bool
-			if sh.lon, sh.lat, ok = geoLonLat(c, argv[base+i+1:]); !ok {
+			if sh.Lon, sh.Lat, ok = geoLonLat(c, argv[base+i+1:]); !ok {
 				return
 			}
 			fromloc = true
 			i += 2
 		case eqFold(a, "byradius") && i+2 < remaining && flags&geoSearch != 0 && !bybox:
 			var ok bool
-			if sh.radius, sh.conversion, ok = geoDistanceArg(c, argv[base+i+1:]); !ok {
+			if sh.Radius, sh.Conversion, ok = geoDistanceArg(c, argv[base+i+1:]); !ok {
 				return
 			}
-			sh.box = false
+			sh.Box = false
 			byradius = true
 			i += 2
 		case eqFold(a, "bybox") && i+3 < remaining && flags&geoSearch != 0 && !byradius:
 			var ok bool
-			if sh.width, sh.height, sh.conversion, ok = geoBoxArg(c, argv[base+i+1:]); !ok {
+			if sh.Width, sh.Height, sh.Conversion, ok = geoBoxArg(c, argv[base+i+1:]); !ok {
 				return
 			}
-			sh.box = true
+			sh.Box = true
 			bybox = true
 			i += 3
 		default:
@@ -522,7 +524,7 @@ func georadiusGeneric(c *client, argv [][]byte, srcIdx int, flags int) {
 		c.arrayLen(returned)
 		for i := range points {
 			gp := &points[i]
-			gp.dist /= sh.conversion
+			gp.dist /= sh.Conversion
 			if opts > 0 {
 				c.arrayLen(opts + 1)
 			}
@@ -554,7 +556,7 @@ func georadiusGeneric(c *client, argv [][]byte, srcIdx int, flags int) {
 		}
 		for i := range points {
 			gp := &points[i]
-			gp.dist /= sh.conversion
+			gp.dist /= sh.Conversion
 			sc := gp.score
 			if storedist {
 				sc = gp.dist
@@ -579,12 +581,12 @@ func georadiusGeneric(c *client, argv [][]byte, srcIdx int, flags int) {
 
 // geoMembersOfAllNeighbors collects the members inside the shape from the
 // nine search boxes, in Redis's order; limit > 0 stops early (ANY).
-func geoMembersOfAllNeighbors(z *zsetObj, sh *geoShape, limit int) []geoPoint {
-	boxes := geoSearchAreas(sh)
+func geoMembersOfAllNeighbors(z *zsetObj, sh *geohash.Shape, limit int) []geoPoint {
+	boxes := geohash.SearchAreas(sh)
 	var out []geoPoint
 	last := 0
 	for i, b := range boxes {
-		if b.isZero() {
+		if b.IsZero() {
 			continue
 		}
 		if last != 0 && b == boxes[last] {
@@ -593,16 +595,16 @@ func geoMembersOfAllNeighbors(z *zsetObj, sh *geoShape, limit int) []geoPoint {
 		if len(out) > 0 && limit > 0 && len(out) >= limit {
 			break
 		}
-		minS := b.align52()
-		b.bits++
-		maxS := b.align52()
+		minS := b.Align52()
+		b.Hash++
+		maxS := b.Align52()
 		out = geoPointsInRange(z, float64(minS), float64(maxS), sh, out, limit)
 		last = i
 	}
 	return out
 }
 
-func geoPointsInRange(z *zsetObj, minS, maxS float64, sh *geoShape, out []geoPoint, limit int) []geoPoint {
+func geoPointsInRange(z *zsetObj, minS, maxS float64, sh *geohash.Shape, out []geoPoint, limit int) []geoPoint {
 	r := zScoreRange{min: minS, max: maxS, maxex: true}
 	first := z.firstInScore(&r)
 	if first < 0 {
@@ -613,11 +615,11 @@ func geoPointsInRange(z *zsetObj, minS, maxS float64, sh *geoShape, out []geoPoi
 		if !r.lteMax(sc) {
 			break
 		}
-		lon, lat, ok := geoDecodeScore(sc)
+		lon, lat, ok := geohash.DecodeScore(sc)
 		if !ok {
 			continue
 		}
-		d, in := sh.within(lon, lat)
+		d, in := sh.Within(lon, lat)
 		if !in {
 			continue
 		}

@@ -1,20 +1,23 @@
-package server
+// Package geohash is the geohash arithmetic of Redis's geohash.c and
+// geohash_helper.c: positions are 52-bit interleaved hashes (26 steps per
+// axis) over the Web Mercator latitude range, stored by the GEO commands as
+// sorted set scores; it also holds the correctly rounded sin/cos/asin the
+// haversine distance needs to match glibc's results bit for bit.
+package geohash
 
 import (
 	"math"
 	"math/big"
 )
 
-// Geohash arithmetic of Redis's geohash.c / geohash_helper.c: positions are
-// 52-bit interleaved hashes (26 steps per axis) over the Web Mercator
-// latitude range, stored as sorted set scores.
-
+// StepMax is the precision of a stored position (GEO_STEP_MAX); LatMin to
+// LatMax and LongMin to LongMax are the coordinates GEOADD accepts.
 const (
-	geoStepMax     = 26
-	geoLatMin      = -85.05112878
-	geoLatMax      = 85.05112878
-	geoLongMin     = -180.0
-	geoLongMax     = 180.0
+	StepMax        = 26
+	LatMin         = -85.05112878
+	LatMax         = 85.05112878
+	LongMin        = -180.0
+	LongMax        = 180.0
 	geoEarthRadius = 6372797.560856
 	geoMercatorMax = 20037726.37
 )
@@ -26,22 +29,26 @@ var geoDR = geoPi / 180.0
 
 var geoPi = math.Pi
 
-type geoRange struct{ min, max float64 }
+// Range is one axis's interval (GeoHashRange).
+type Range struct{ Min, Max float64 }
 
-type geoBits struct {
-	bits uint64
-	step uint8
+// Bits is a hash of step bits per axis (GeoHashBits).
+type Bits struct {
+	Hash uint64
+	Step uint8
 }
 
-func (h geoBits) isZero() bool { return h.bits == 0 && h.step == 0 }
+// IsZero reports a box SearchAreas left out.
+func (h Bits) IsZero() bool { return h.Hash == 0 && h.Step == 0 }
 
-type geoArea struct {
-	lon, lat geoRange
+// Area is the box a hash decodes to (GeoHashArea).
+type Area struct {
+	lon, lat Range
 }
 
 var (
-	geoLongRange = geoRange{geoLongMin, geoLongMax}
-	geoLatRange  = geoRange{geoLatMin, geoLatMax}
+	geoLongRange = Range{LongMin, LongMax}
+	geoLatRange  = Range{LatMin, LatMax}
 )
 
 func degRad(a float64) float64 { return a * geoDR }
@@ -78,56 +85,59 @@ func deinterleave64(v uint64) uint64 {
 // cDoubleToUint32 is C's (uint32_t) conversion of a non-negative double.
 func cDoubleToUint32(f float64) uint32 { return uint32(int64(f)) }
 
-func geohashEncode(lonR, latR geoRange, lon, lat float64, step uint8) (geoBits, bool) {
+// Encode is geohashEncode: (lon, lat) hashed with step bits per axis over
+// the given ranges; false when the point lies outside them.
+func Encode(lonR, latR Range, lon, lat float64, step uint8) (Bits, bool) {
 	if step > 32 || step == 0 {
-		return geoBits{}, false
+		return Bits{}, false
 	}
-	if lon > geoLongMax || lon < geoLongMin || lat > geoLatMax || lat < geoLatMin {
-		return geoBits{}, false
+	if lon > LongMax || lon < LongMin || lat > LatMax || lat < LatMin {
+		return Bits{}, false
 	}
-	h := geoBits{step: step}
-	if lat < latR.min || lat > latR.max || lon < lonR.min || lon > lonR.max {
+	h := Bits{Step: step}
+	if lat < latR.Min || lat > latR.Max || lon < lonR.Min || lon > lonR.Max {
 		return h, false
 	}
-	latOff := (lat - latR.min) / (latR.max - latR.min)
-	lonOff := (lon - lonR.min) / (lonR.max - lonR.min)
+	latOff := (lat - latR.Min) / (latR.Max - latR.Min)
+	lonOff := (lon - lonR.Min) / (lonR.Max - lonR.Min)
 	latOff *= float64(uint64(1) << step)
 	lonOff *= float64(uint64(1) << step)
-	h.bits = interleave64(cDoubleToUint32(latOff), cDoubleToUint32(lonOff))
+	h.Hash = interleave64(cDoubleToUint32(latOff), cDoubleToUint32(lonOff))
 	return h, true
 }
 
-func geohashEncodeWGS84(lon, lat float64, step uint8) (geoBits, bool) {
-	return geohashEncode(geoLongRange, geoLatRange, lon, lat, step)
+// EncodeWGS84 is geohashEncodeWGS84: Encode over the GEOADD ranges.
+func EncodeWGS84(lon, lat float64, step uint8) (Bits, bool) {
+	return Encode(geoLongRange, geoLatRange, lon, lat, step)
 }
 
-func geohashDecode(lonR, latR geoRange, h geoBits) (geoArea, bool) {
-	if h.isZero() {
-		return geoArea{}, false
+func geohashDecode(lonR, latR Range, h Bits) (Area, bool) {
+	if h.IsZero() {
+		return Area{}, false
 	}
-	sep := deinterleave64(h.bits)
-	latScale := latR.max - latR.min
-	lonScale := lonR.max - lonR.min
+	sep := deinterleave64(h.Hash)
+	latScale := latR.Max - latR.Min
+	lonScale := lonR.Max - lonR.Min
 	ilat := uint32(sep)
 	ilon := uint32(sep >> 32)
-	div := float64(uint64(1) << h.step)
-	var a geoArea
-	a.lat.min = latR.min + (float64(ilat)*1.0/div)*latScale
-	a.lat.max = latR.min + (float64(ilat+1)*1.0/div)*latScale
-	a.lon.min = lonR.min + (float64(ilon)*1.0/div)*lonScale
-	a.lon.max = lonR.min + (float64(ilon+1)*1.0/div)*lonScale
+	div := float64(uint64(1) << h.Step)
+	var a Area
+	a.lat.Min = latR.Min + (float64(ilat)*1.0/div)*latScale
+	a.lat.Max = latR.Min + (float64(ilat+1)*1.0/div)*latScale
+	a.lon.Min = lonR.Min + (float64(ilon)*1.0/div)*lonScale
+	a.lon.Max = lonR.Min + (float64(ilon+1)*1.0/div)*lonScale
 	return a, true
 }
 
-func (a *geoArea) center() (lon, lat float64) {
-	lon = (a.lon.min + a.lon.max) / 2
-	lon = math.Min(math.Max(lon, geoLongMin), geoLongMax)
-	lat = (a.lat.min + a.lat.max) / 2
-	if lat > geoLatMax {
-		lat = geoLatMax
+func (a *Area) center() (lon, lat float64) {
+	lon = (a.lon.Min + a.lon.Max) / 2
+	lon = math.Min(math.Max(lon, LongMin), LongMax)
+	lat = (a.lat.Min + a.lat.Max) / 2
+	if lat > LatMax {
+		lat = LatMax
 	}
-	if lat < geoLatMin {
-		lat = geoLatMin
+	if lat < LatMin {
+		lat = LatMin
 	}
 	return lon, lat
 }
@@ -141,9 +151,9 @@ func cDoubleToUint64(f float64) uint64 {
 	return uint64(int64(f))
 }
 
-// geoDecodeScore is decodeGeohash: a score back to longitude, latitude.
-func geoDecodeScore(score float64) (lon, lat float64, ok bool) {
-	h := geoBits{bits: cDoubleToUint64(score), step: geoStepMax}
+// DecodeScore is decodeGeohash: a score back to longitude, latitude.
+func DecodeScore(score float64) (lon, lat float64, ok bool) {
+	h := Bits{Hash: cDoubleToUint64(score), Step: StepMax}
 	a, ok := geohashDecode(geoLongRange, geoLatRange, h)
 	if !ok {
 		return 0, 0, false
@@ -152,49 +162,50 @@ func geoDecodeScore(score float64) (lon, lat float64, ok bool) {
 	return lon, lat, true
 }
 
-func (h geoBits) align52() uint64 { return h.bits << (52 - uint(h.step)*2) }
+// Align52 is the hash as a 52-bit sorted set score (geohashAlign52Bits).
+func (h Bits) Align52() uint64 { return h.Hash << (52 - uint(h.Step)*2) }
 
-func geoMoveX(h *geoBits, d int) {
+func geoMoveX(h *Bits, d int) {
 	if d == 0 {
 		return
 	}
-	x := h.bits & 0xaaaaaaaaaaaaaaaa
-	y := h.bits & 0x5555555555555555
-	zz := uint64(0x5555555555555555) >> (64 - uint(h.step)*2)
+	x := h.Hash & 0xaaaaaaaaaaaaaaaa
+	y := h.Hash & 0x5555555555555555
+	zz := uint64(0x5555555555555555) >> (64 - uint(h.Step)*2)
 	if d > 0 {
 		x = x + (zz + 1)
 	} else {
 		x = x | zz
 		x = x - (zz + 1)
 	}
-	x &= uint64(0xaaaaaaaaaaaaaaaa) >> (64 - uint(h.step)*2)
-	h.bits = x | y
+	x &= uint64(0xaaaaaaaaaaaaaaaa) >> (64 - uint(h.Step)*2)
+	h.Hash = x | y
 }
 
-func geoMoveY(h *geoBits, d int) {
+func geoMoveY(h *Bits, d int) {
 	if d == 0 {
 		return
 	}
-	x := h.bits & 0xaaaaaaaaaaaaaaaa
-	y := h.bits & 0x5555555555555555
-	zz := uint64(0xaaaaaaaaaaaaaaaa) >> (64 - uint(h.step)*2)
+	x := h.Hash & 0xaaaaaaaaaaaaaaaa
+	y := h.Hash & 0x5555555555555555
+	zz := uint64(0xaaaaaaaaaaaaaaaa) >> (64 - uint(h.Step)*2)
 	if d > 0 {
 		y = y + (zz + 1)
 	} else {
 		y = y | zz
 		y = y - (zz + 1)
 	}
-	y &= uint64(0x5555555555555555) >> (64 - uint(h.step)*2)
-	h.bits = x | y
+	y &= uint64(0x5555555555555555) >> (64 - uint(h.Step)*2)
+	h.Hash = x | y
 }
 
 // geoNeighbors are the eight boxes around a hash.
 type geoNeighbors struct {
-	north, south, east, west, northEast, northWest, southEast, southWest geoBits
+	north, south, east, west, northEast, northWest, southEast, southWest Bits
 }
 
-func geohashNeighbors(h geoBits) geoNeighbors {
-	mv := func(dx, dy int) geoBits {
+func geohashNeighbors(h Bits) geoNeighbors {
+	mv := func(dx, dy int) Bits {
 		n := h
 		geoMoveX(&n, dx)
 		geoMoveY(&n, dy)
@@ -231,52 +242,53 @@ func geohashEstimateStepsByRadius(rangeMeters, lat float64) uint8 {
 	return uint8(step)
 }
 
-// geoShape is a search area: a circle (radius) or a box (width, height),
-// in the unit whose size in meters is conversion.
-type geoShape struct {
-	box           bool
-	lon, lat      float64
-	conversion    float64
-	radius        float64
-	width, height float64
-	bounds        [4]float64
+// Shape is a search area: a circle (radius) or a box (width, height),
+// in the unit whose size in meters is Conversion, centred on (Lon, Lat).
+// Bounds is filled by SearchAreas.
+type Shape struct {
+	Box           bool
+	Lon, Lat      float64
+	Conversion    float64
+	Radius        float64
+	Width, Height float64
+	Bounds        [4]float64
 }
 
-func (sh *geoShape) boundingBox() {
+func (sh *Shape) boundingBox() {
 	var height, width float64
-	if sh.box {
-		height = sh.conversion * (sh.height / 2)
-		width = sh.conversion * (sh.width / 2)
+	if sh.Box {
+		height = sh.Conversion * (sh.Height / 2)
+		width = sh.Conversion * (sh.Width / 2)
 	} else {
-		height = sh.conversion * sh.radius
-		width = sh.conversion * sh.radius
+		height = sh.Conversion * sh.Radius
+		width = sh.Conversion * sh.Radius
 	}
 	latDelta := radDeg(height / geoEarthRadius)
-	longDeltaTop := radDeg(width / geoEarthRadius / geoCos(degRad(sh.lat+latDelta)))
-	longDeltaBottom := radDeg(width / geoEarthRadius / geoCos(degRad(sh.lat-latDelta)))
-	if sh.lat < 0 {
-		sh.bounds[0] = sh.lon - longDeltaBottom
-		sh.bounds[2] = sh.lon + longDeltaBottom
+	longDeltaTop := radDeg(width / geoEarthRadius / cos(degRad(sh.Lat+latDelta)))
+	longDeltaBottom := radDeg(width / geoEarthRadius / cos(degRad(sh.Lat-latDelta)))
+	if sh.Lat < 0 {
+		sh.Bounds[0] = sh.Lon - longDeltaBottom
+		sh.Bounds[2] = sh.Lon + longDeltaBottom
 	} else {
-		sh.bounds[0] = sh.lon - longDeltaTop
-		sh.bounds[2] = sh.lon + longDeltaTop
+		sh.Bounds[0] = sh.Lon - longDeltaTop
+		sh.Bounds[2] = sh.Lon + longDeltaTop
 	}
-	sh.bounds[1] = sh.lat - latDelta
-	sh.bounds[3] = sh.lat + latDelta
+	sh.Bounds[1] = sh.Lat - latDelta
+	sh.Bounds[3] = sh.Lat + latDelta
 }
 
-// geoSearchAreas is geohashCalculateAreasByShapeWGS84: the center box and
+// SearchAreas is geohashCalculateAreasByShapeWGS84: the center box and
 // its eight neighbours (zeroed when useless), in Redis's visiting order.
-func geoSearchAreas(sh *geoShape) [9]geoBits {
+func SearchAreas(sh *Shape) [9]Bits {
 	sh.boundingBox()
-	minLon, minLat, maxLon, maxLat := sh.bounds[0], sh.bounds[1], sh.bounds[2], sh.bounds[3]
-	radiusMeters := sh.radius
-	if sh.box {
-		radiusMeters = math.Sqrt((sh.width/2)*(sh.width/2) + (sh.height/2)*(sh.height/2))
+	minLon, minLat, maxLon, maxLat := sh.Bounds[0], sh.Bounds[1], sh.Bounds[2], sh.Bounds[3]
+	radiusMeters := sh.Radius
+	if sh.Box {
+		radiusMeters = math.Sqrt((sh.Width/2)*(sh.Width/2) + (sh.Height/2)*(sh.Height/2))
 	}
-	radiusMeters *= sh.conversion
-	steps := geohashEstimateStepsByRadius(radiusMeters, sh.lat)
-	hash, _ := geohashEncodeWGS84(sh.lon, sh.lat, steps)
+	radiusMeters *= sh.Conversion
+	steps := geohashEstimateStepsByRadius(radiusMeters, sh.Lat)
+	hash, _ := EncodeWGS84(sh.Lon, sh.Lat, steps)
 	nb := geohashNeighbors(hash)
 	area, _ := geohashDecode(geoLongRange, geoLatRange, hash)
 
@@ -286,65 +298,65 @@ func geoSearchAreas(sh *geoShape) [9]geoBits {
 		south, _ := geohashDecode(geoLongRange, geoLatRange, nb.south)
 		east, _ := geohashDecode(geoLongRange, geoLatRange, nb.east)
 		west, _ := geohashDecode(geoLongRange, geoLatRange, nb.west)
-		if north.lat.max < maxLat {
+		if north.lat.Max < maxLat {
 			decrease = true
 		}
-		if south.lat.min > minLat {
+		if south.lat.Min > minLat {
 			decrease = true
 		}
-		if east.lon.max < maxLon {
+		if east.lon.Max < maxLon {
 			decrease = true
 		}
-		if west.lon.min > minLon {
+		if west.lon.Min > minLon {
 			decrease = true
 		}
 	}
 	if steps > 1 && decrease {
 		steps--
-		hash, _ = geohashEncodeWGS84(sh.lon, sh.lat, steps)
+		hash, _ = EncodeWGS84(sh.Lon, sh.Lat, steps)
 		nb = geohashNeighbors(hash)
 		area, _ = geohashDecode(geoLongRange, geoLatRange, hash)
 	}
 	if steps >= 2 {
-		if area.lat.min < minLat {
-			nb.south, nb.southWest, nb.southEast = geoBits{}, geoBits{}, geoBits{}
+		if area.lat.Min < minLat {
+			nb.south, nb.southWest, nb.southEast = Bits{}, Bits{}, Bits{}
 		}
-		if area.lat.max > maxLat {
-			nb.north, nb.northEast, nb.northWest = geoBits{}, geoBits{}, geoBits{}
+		if area.lat.Max > maxLat {
+			nb.north, nb.northEast, nb.northWest = Bits{}, Bits{}, Bits{}
 		}
-		if area.lon.min < minLon {
-			nb.west, nb.southWest, nb.northWest = geoBits{}, geoBits{}, geoBits{}
+		if area.lon.Min < minLon {
+			nb.west, nb.southWest, nb.northWest = Bits{}, Bits{}, Bits{}
 		}
-		if area.lon.max > maxLon {
-			nb.east, nb.southEast, nb.northEast = geoBits{}, geoBits{}, geoBits{}
+		if area.lon.Max > maxLon {
+			nb.east, nb.southEast, nb.northEast = Bits{}, Bits{}, Bits{}
 		}
 	}
-	return [9]geoBits{hash, nb.north, nb.south, nb.east, nb.west, nb.northEast, nb.northWest, nb.southEast, nb.southWest}
+	return [9]Bits{hash, nb.north, nb.south, nb.east, nb.west, nb.northEast, nb.northWest, nb.southEast, nb.southWest}
 }
 
-// geoDistance is the haversine distance in meters (Redis 7.0's form).
-func geoDistance(lon1, lat1, lon2, lat2 float64) float64 {
+// Distance is the haversine distance in meters (Redis 7.0's form).
+func Distance(lon1, lat1, lon2, lat2 float64) float64 {
 	lat1r, lon1r := degRad(lat1), degRad(lon1)
 	lat2r, lon2r := degRad(lat2), degRad(lon2)
-	u := geoSin((lat2r - lat1r) / 2)
-	v := geoSin((lon2r - lon1r) / 2)
-	return 2.0 * geoEarthRadius * geoAsin(math.Sqrt(u*u+geoCos(lat1r)*geoCos(lat2r)*v*v))
+	u := sin((lat2r - lat1r) / 2)
+	v := sin((lon2r - lon1r) / 2)
+	return 2.0 * geoEarthRadius * asin(math.Sqrt(u*u+cos(lat1r)*cos(lat2r)*v*v))
 }
 
-// within reports whether (lon, lat) is inside the shape, with its distance
+// Within reports whether (lon, lat) is inside the shape, with its distance
 // from the center in meters.
-func (sh *geoShape) within(lon, lat float64) (float64, bool) {
-	if !sh.box {
-		d := geoDistance(sh.lon, sh.lat, lon, lat)
-		return d, d <= sh.radius*sh.conversion
+func (sh *Shape) Within(lon, lat float64) (float64, bool) {
+	if !sh.Box {
+		d := Distance(sh.Lon, sh.Lat, lon, lat)
+		return d, d <= sh.Radius*sh.Conversion
 	}
-	w, h := sh.width*sh.conversion, sh.height*sh.conversion
-	lonDist := geoDistance(lon, lat, sh.lon, lat)
-	latDist := geoDistance(lon, lat, lon, sh.lat)
+	w, h := sh.Width*sh.Conversion, sh.Height*sh.Conversion
+	lonDist := Distance(lon, lat, sh.Lon, lat)
+	latDist := Distance(lon, lat, lon, sh.Lat)
 	if lonDist > w/2 || latDist > h/2 {
 		return 0, false
 	}
-	return geoDistance(sh.lon, sh.lat, lon, lat), true
+	return Distance(sh.Lon, sh.Lat, lon, lat), true
 }
 
 // Correctly rounded sin, cos and asin. Redis computes distances with
@@ -475,7 +487,7 @@ func ddSin(x dd) dd {
 	return ddSinKernel(r)
 }
 
-func geoSin(x float64) float64 {
+func sin(x float64) float64 {
 	if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) || math.Abs(x) > 1e5 {
 		return math.Sin(x)
 	}
@@ -483,7 +495,7 @@ func geoSin(x float64) float64 {
 	return s.hi + s.lo
 }
 
-func geoCos(x float64) float64 {
+func cos(x float64) float64 {
 	if math.IsNaN(x) || math.IsInf(x, 0) || math.Abs(x) > 1e5 {
 		return math.Cos(x)
 	}
@@ -502,9 +514,9 @@ func geoCos(x float64) float64 {
 	return c.hi + c.lo
 }
 
-// geoAsin refines math.Asin by Newton steps on sin(y) = x in double-double
+// asin refines math.Asin by Newton steps on sin(y) = x in double-double
 // (cos y only scales the small correction, double precision suffices).
-func geoAsin(x float64) float64 {
+func asin(x float64) float64 {
 	if x == 0 || math.IsNaN(x) || math.Abs(x) >= 1 {
 		return math.Asin(x)
 	}
