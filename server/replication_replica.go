@@ -181,7 +181,8 @@ func (l *masterLink) stopped() bool {
 }
 
 // runLink connects, syncs and streams until the link is replaced; after a
-// failure it tries again a second later (Redis's replicationCron).
+// failure it tries again a second later (Redis's replicationCron), at once
+// after a failed transfer or load of the master's RDB.
 func (s *Server) runLink(l *masterLink) {
 	defer s.wg.Done()
 	for !l.stopped() {
@@ -201,6 +202,11 @@ func (s *Server) runLink(l *masterLink) {
 			l.syncInProgress = false
 		}
 		s.mu.Unlock()
+		if pe := (*syncPayloadError)(nil); errors.As(err, &pe) && !l.stopped() {
+			// readSyncBulkPayload's cancelReplicationHandshake(1)
+			s.log.Info().Msgf("Reconnecting to MASTER %s:%d after failure", l.host, l.port)
+			continue
+		}
 		select {
 		case <-l.stop:
 			return
@@ -208,7 +214,8 @@ func (s *Server) runLink(l *masterLink) {
 			return
 		case <-time.After(time.Second):
 		}
-		s.log.Info().Msgf("Reconnecting to MASTER %s:%d", l.host, l.port)
+		// replicationCron's next try
+		s.log.Info().Msgf("Connecting to MASTER %s:%d", l.host, l.port)
 	}
 }
 
@@ -317,7 +324,7 @@ func (s *Server) linkOnce(l *masterLink) error {
 		off, _ := strconv.ParseInt(f[2], 10, 64)
 		s.log.Info().Msgf("Full resync from master: %s:%d", f[1], off)
 		if err := s.fullSyncFromMaster(l, nc, br, f[1], off, timeout); err != nil {
-			return err
+			return &syncPayloadError{err}
 		}
 	case strings.HasPrefix(r, "+CONTINUE"):
 		s.mu.Lock()
@@ -787,3 +794,10 @@ func (s *Server) replicaKeepsExpired() (isReplica, expired bool) {
 	}
 	return true, s.curClient == nil || s.curClient.flags&flagMaster == 0
 }
+
+// syncPayloadError is a full sync that failed once the master accepted it
+// (Redis's readSyncBulkPayload errors): the replica reconnects at once.
+type syncPayloadError struct{ err error }
+
+func (e *syncPayloadError) Error() string { return e.err.Error() }
+func (e *syncPayloadError) Unwrap() error { return e.err }
