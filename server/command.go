@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/aofserver/aofserver/hdrhist"
 	"github.com/aofserver/aofserver/rstring"
 )
 
@@ -76,7 +77,7 @@ type command struct {
 
 	// statistics (executor-owned)
 	calls, usec, rejected, failed int64
-	hist                          *hdrHist // latency histogram (latency.go), nil until called
+	hist                          *hdrhist.Hist // latency histogram (package hdrhist), nil until called
 }
 
 func (cmd *command) fullName() string {

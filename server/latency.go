@@ -12,6 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/aofserver/aofserver/hdrhist"
 )
 
 // Latency monitor (Redis's latency.c): events whose duration reached
@@ -168,9 +170,9 @@ func (s *Server) unblockedLatency(bs *blockState, reply time.Duration) {
 // the first call: 24 KB per command ever called, as Redis's).
 func (cmd *command) recordLatency(d time.Duration) {
 	if cmd.hist == nil {
-		cmd.hist = new(hdrHist)
+		cmd.hist = new(hdrhist.Hist)
 	}
-	cmd.hist.record(d.Nanoseconds())
+	cmd.hist.Record(d.Nanoseconds())
 }
 
 // resetLatencyHistograms drops every command's histogram (CONFIG RESETSTAT,
@@ -235,7 +237,7 @@ func (s *Server) appendLatencyStats(b *strings.Builder) {
 				b.WriteByte(',')
 			}
 			b.WriteString("p" + p + "=")
-			b.WriteString(strconv.FormatFloat(float64(cmd.hist.valueAtPercentile(vals[i]))/1000.0, 'f', 3, 64))
+			b.WriteString(strconv.FormatFloat(float64(cmd.hist.ValueAtPercentile(vals[i]))/1000.0, 'f', 3, 64))
 		}
 		b.WriteString("\r\n")
 	}
@@ -709,10 +711,10 @@ func latencyHistogramCommand(c *client, argv [][]byte) {
 		c.bulkString(cmd.fullName())
 		c.mapLen(2)
 		c.bulkString("calls")
-		c.integer(cmd.hist.total)
+		c.integer(cmd.hist.Total())
 		c.bulkString("histogram_usec")
 		pairs = pairs[:0]
-		cmd.hist.cdf(func(usec, cum int64) { pairs = append(pairs, [2]int64{usec, cum}) })
+		cmd.hist.CDF(func(usec, cum int64) { pairs = append(pairs, [2]int64{usec, cum}) })
 		c.mapLen(len(pairs))
 		for _, p := range pairs {
 			c.integer(p[0])

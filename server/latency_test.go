@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/aofserver/aofserver/hdrhist"
 )
 
 // respDecode turns a raw reply into Go values: strings (simple, bulk,
@@ -110,10 +112,10 @@ func decodeHistograms(t testing.TB, raw string) map[string]latencyCDF {
 // 1024 ns * 2^k, in µs, and the last bucket's for values past the last level.
 func cdfBounds() map[int64]bool {
 	b := map[int64]bool{}
-	for level := int64(1024); level <= hdrHighest; level *= 2 {
-		b[hdrHighestEquivalent(level)/1000] = true
+	for level := int64(1024); level <= hdrhist.Highest; level *= 2 {
+		b[hdrhist.HighestEquivalent(level)/1000] = true
 	}
-	b[hdrHighestEquivalent(hdrValueAtIndex(hdrCountsLen-1))/1000] = true
+	b[hdrhist.LastBound()/1000] = true
 	return b
 }
 
@@ -134,61 +136,6 @@ func checkCDF(t *testing.T, who, name string, h latencyCDF) {
 	}
 	if prevC != h.calls {
 		t.Errorf("%s: %s histogram ends at %d, calls=%d", who, name, prevC, h.calls)
-	}
-}
-
-func TestHdrHistLayout(t *testing.T) {
-	// hdr_calculate_bucket_config(1, 1e9, 2), computed as the C does.
-	subMag := int(math.Ceil(math.Log(2*math.Pow(10, 2)) / math.Log(2)))
-	halfMag := max(subMag, 1) - 1
-	subCount := 1 << (halfMag + 1)
-	buckets := 1
-	for v := int64(subCount); v <= hdrHighest; v <<= 1 {
-		buckets++
-	}
-	if halfMag != hdrSubBucketHalfMg || subCount != hdrSubBucketCount || buckets != hdrBucketCount ||
-		(buckets+1)*(subCount/2) != hdrCountsLen {
-		t.Fatalf("layout: half magnitude %d, sub-buckets %d, buckets %d; constants say %d, %d, %d",
-			halfMag, subCount, buckets, hdrSubBucketHalfMg, hdrSubBucketCount, hdrBucketCount)
-	}
-	// Every value maps into range, to an index whose value range holds it.
-	for _, v := range []int64{1, 2, 255, 256, 257, 511, 512, 1023, 1024, 1031, 1032, 8000, 8031, 8032,
-		65535, 1 << 20, 999999999, hdrHighest} {
-		idx := hdrCountsIndex(v)
-		lo, hi := hdrValueAtIndex(idx), hdrHighestEquivalent(v)
-		if idx < 0 || idx >= hdrCountsLen || lo != hdrLowestEquivalent(v) || v < lo || v > hi || hdrCountsIndex(hi) != idx || hdrCountsIndex(hi+1) == idx {
-			t.Errorf("value %d: index %d [%d, %d]", v, idx, lo, hi)
-		}
-	}
-	// Bucket bounds Redis 7.0.15 was seen replying.
-	for _, c := range []struct{ ns, hi int64 }{{8000, 8031}, {10016, 10047}, {1024, 1031}, {67108864, 67633151}, {131072, 132095}} {
-		if got := hdrHighestEquivalent(c.ns); got != c.hi {
-			t.Errorf("highest equivalent of %d = %d, want %d", c.ns, got, c.hi)
-		}
-	}
-
-	var h hdrHist
-	for _, ns := range []int64{0, 500, 1030, 2050, 2060, 3000, 5e9} {
-		h.record(ns) // 0 and 5 s are clamped to 1 ns and 1 s
-	}
-	var got [][2]int64
-	h.cdf(func(us, cum int64) { got = append(got, [2]int64{us, cum}) })
-	want := [][2]int64{{1, 3}, {2, 5}, {4, 6}, {1073741, 7}}
-	if len(got) != len(want) {
-		t.Fatalf("cdf = %v, want %v", got, want)
-	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Fatalf("cdf = %v, want %v", got, want)
-		}
-	}
-	for _, c := range []struct {
-		p    float64
-		want int64
-	}{{0, 1}, {10, 1}, {50, 2063}, {57.2, 2063}, {85, 3007}, {99, hdrHighestEquivalent(hdrHighest)}, {100, hdrHighestEquivalent(hdrHighest)}} {
-		if got := h.valueAtPercentile(c.p); got != c.want {
-			t.Errorf("p%v = %d, want %d", c.p, got, c.want)
-		}
 	}
 }
 
@@ -340,9 +287,9 @@ func TestLatencyHistogramMatchesRedis(t *testing.T) {
 				labels = append(labels, label)
 				us, err := strconv.ParseFloat(v, 64)
 				ns := int64(math.Round(us * 1000))
-				bound := hdrHighestEquivalent(ns)
+				bound := hdrhist.HighestEquivalent(ns)
 				if label == "p0" {
-					bound = hdrLowestEquivalent(ns)
+					bound = hdrhist.LowestEquivalent(ns)
 				}
 				if err != nil || ns != bound || !usecRE.MatchString(v) {
 					t.Errorf("%s: %s %s=%s is not a bucket bound of our layout (%d)", who, name, label, v, bound)

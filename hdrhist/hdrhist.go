@@ -1,8 +1,4 @@
-package server
-
-import "math/bits"
-
-// hdrHist is the part of HdrHistogram_c (the 0.11 release Redis 7.0 bundles
+// Package hdrhist is the part of HdrHistogram_c (the 0.11 release Redis 7.0 bundles
 // in deps/hdr_histogram) that Redis uses for its per-command latency
 // histograms: hdr_init(1, 1000000000, 2), hdr_record_value,
 // hdr_value_at_percentile (INFO latencystats) and the logarithmic iterator
@@ -19,14 +15,19 @@ import "math/bits"
 //
 // Values below 256 ns each have a count of their own; above, a bucket holds
 // 128 sub-buckets of width 2^bucket, so the precision is 1/128 of the value.
-type hdrHist struct {
+package hdrhist
+
+import "math/bits"
+
+// Hist is one command's latency histogram; the zero value is empty.
+type Hist struct {
 	total  int64
 	counts [hdrCountsLen]int64
 }
 
 const (
 	hdrLowest          = 1          // LATENCY_HISTOGRAM_MIN_VALUE: 1 ns
-	hdrHighest         = 1000000000 // LATENCY_HISTOGRAM_MAX_VALUE: 1 s
+	Highest            = 1000000000 // LATENCY_HISTOGRAM_MAX_VALUE: 1 s
 	hdrSubBucketCount  = 256
 	hdrSubBucketHalf   = 128
 	hdrSubBucketHalfMg = 7
@@ -59,35 +60,35 @@ func hdrValueAtIndex(idx int) int64 {
 	return int64(sb) << b
 }
 
-// hdrLowestEquivalent is lowest_equivalent_value.
-func hdrLowestEquivalent(v int64) int64 {
+// LowestEquivalent is lowest_equivalent_value.
+func LowestEquivalent(v int64) int64 {
 	b := hdrBucketIndex(v)
 	return (v >> b) << b
 }
 
-// hdrHighestEquivalent is highest_equivalent_value: the last value that
+// HighestEquivalent is highest_equivalent_value: the last value that
 // shares v's count (hdr_next_non_equivalent_value - 1).
-func hdrHighestEquivalent(v int64) int64 {
+func HighestEquivalent(v int64) int64 {
 	b := hdrBucketIndex(v)
 	sb := v >> b
 	if sb >= hdrSubBucketCount {
 		b++
 	}
-	return hdrLowestEquivalent(v) + int64(1)<<b - 1
+	return LowestEquivalent(v) + int64(1)<<b - 1
 }
 
-// record is Redis's updateCommandLatencyHistogram after its clamp to
+// Record is Redis's updateCommandLatencyHistogram after its clamp to
 // [1 ns, 1 s] (the caller's), then hdr_record_value.
-func (h *hdrHist) record(ns int64) {
-	ns = min(max(ns, hdrLowest), hdrHighest)
+func (h *Hist) Record(ns int64) {
+	ns = min(max(ns, hdrLowest), Highest)
 	h.counts[hdrCountsIndex(ns)]++
 	h.total++
 }
 
-// valueAtPercentile is hdr_value_at_percentile of the 0.11 release: the
+// ValueAtPercentile is hdr_value_at_percentile of the 0.11 release: the
 // bucket holding the requested count (at least 1), reported by its highest
 // equivalent value, or its lowest for percentile 0.
-func (h *hdrHist) valueAtPercentile(p float64) int64 {
+func (h *Hist) ValueAtPercentile(p float64) int64 {
 	req := min(p, 100.0)
 	want := max(int64(req/100*float64(h.total)+0.5), 1)
 	var seen, v int64
@@ -99,22 +100,22 @@ func (h *hdrHist) valueAtPercentile(p float64) int64 {
 		}
 	}
 	if p == 0 {
-		return hdrLowestEquivalent(v)
+		return LowestEquivalent(v)
 	}
-	return hdrHighestEquivalent(v)
+	return HighestEquivalent(v)
 }
 
-// cdf calls fn with the (bucket upper bound in µs, cumulative count) pairs
+// CDF calls fn with the (bucket upper bound in µs, cumulative count) pairs
 // Redis's fillCommandCDF replies: hdr_iter_log_init(h, 1024, 2) walked step
 // by step, a pair only where the cumulative count grew. Each step ends at
 // the first index whose value reaches the next power-of-two reporting level
 // (1024 ns, 2048 ns, ...) and reports that index's highest equivalent value;
 // the last one, past the final level, reports the last index's.
-func (h *hdrHist) cdf(fn func(usec, cumulative int64)) {
+func (h *Hist) CDF(fn func(usec, cumulative int64)) {
 	idx := -1
 	var cum, value, highest, prev int64
 	level := int64(1024)
-	levelLow := hdrLowestEquivalent(level)
+	levelLow := LowestEquivalent(level)
 	for cum < h.total || (idx < hdrCountsLen && hdrValueAtIndex(idx+1) > levelLow) {
 		for value < levelLow {
 			idx++
@@ -123,11 +124,11 @@ func (h *hdrHist) cdf(fn func(usec, cumulative int64)) {
 			}
 			cum += h.counts[idx]
 			value = hdrValueAtIndex(idx)
-			highest = hdrHighestEquivalent(value)
+			highest = HighestEquivalent(value)
 		}
 		if idx < hdrCountsLen {
 			level *= 2
-			levelLow = hdrLowestEquivalent(level)
+			levelLow = LowestEquivalent(level)
 		}
 		if cum > prev {
 			fn(highest/1000, cum)
@@ -135,3 +136,10 @@ func (h *hdrHist) cdf(fn func(usec, cumulative int64)) {
 		prev = cum
 	}
 }
+
+// LastBound is the highest value of the last bucket: the bound CDF reports
+// for values past its final reporting level.
+func LastBound() int64 { return HighestEquivalent(hdrValueAtIndex(hdrCountsLen - 1)) }
+
+// Total is the number of values recorded.
+func (h *Hist) Total() int64 { return h.total }
