@@ -13,18 +13,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/aofserver/aofserver/internal/testsrv"
 )
 
-const checkAOF = "/usr/bin/redis-check-aof"
+const checkAOF = testsrv.RedisBinDir + "/redis-check-aof"
 
 func needCheckAOF(t *testing.T) {
 	t.Helper()
-	if _, err := os.Stat(checkAOF); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is required in CI: %v", checkAOF, err)
-		}
-		t.Skipf("%s not installed", checkAOF)
-	}
+	testsrv.Need(t, checkAOF)
 }
 
 // redisVerdict is what Redis's own aofLoadManifestFromFile (run inside
