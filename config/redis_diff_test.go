@@ -1,9 +1,7 @@
 package config
 
 import (
-	"bufio"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,130 +11,58 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/aofserver/aofserver/internal/testsrv"
 )
 
-const redisServerBin = "/usr/bin/redis-server"
+const redisServerBin = testsrv.RedisServerPath
 
-func needRedis(t *testing.T) {
-	t.Helper()
-	if _, err := os.Stat(redisServerBin); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s missing: %v", redisServerBin, err)
-		}
-		t.Skipf("%s missing: %v", redisServerBin, err)
-	}
-}
+func needRedis(t *testing.T) { t.Helper(); testsrv.NeedRedis(t) }
 
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
+func freePort(t *testing.T) int { return testsrv.FreePort(t) }
 
-// realRedis is a running redis-server with a tiny RESP client.
+// realRedis is a running redis-server with a client.
 type realRedis struct {
 	port int
 	dir  string
-	conn net.Conn
-	rd   *bufio.Reader
+	c    *testsrv.Conn
 }
 
 func startRedis(t *testing.T) *realRedis {
 	t.Helper()
-	needRedis(t)
-	dir := t.TempDir()
-	port := freePort(t)
-	cmd := exec.Command(redisServerBin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1",
-		"--save", "", "--appendonly", "no", "--dir", dir)
-	cmd.Stdout, cmd.Stderr = nil, nil
-	if err := cmd.Start(); err != nil {
+	// CONFIG GET * is compared with our defaults: undo the starter's
+	// DEBUG and log file so that Redis runs on its own defaults too.
+	p := testsrv.StartRedis(t, "", "--enable-debug-command", "no", "--logfile", "")
+	c, err := testsrv.DialConn(p.Addr())
+	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
-	var conn net.Conn
-	var err error
-	for i := 0; i < 200; i++ {
-		conn, err = net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-		if err == nil {
-			break
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
-	if err != nil {
-		t.Fatalf("redis-server did not start: %v", err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	return &realRedis{port: port, dir: dir, conn: conn, rd: bufio.NewReader(conn)}
+	t.Cleanup(func() { c.Close() })
+	return &realRedis{port: p.Port, dir: p.Dir, c: c}
 }
 
 // do sends a command; it returns the flat reply (array of bulks, or one
 // element for a status), or an error reply as err.
 func (r *realRedis) do(t *testing.T, args ...string) ([]string, string) {
 	t.Helper()
-	var b strings.Builder
-	fmt.Fprintf(&b, "*%d\r\n", len(args))
-	for _, a := range args {
-		fmt.Fprintf(&b, "$%d\r\n%s\r\n", len(a), a)
-	}
-	r.conn.SetDeadline(time.Now().Add(5 * time.Second))
-	if _, err := r.conn.Write([]byte(b.String())); err != nil {
-		t.Fatal(err)
-	}
-	return r.readReply(t)
-}
-
-func (r *realRedis) readLine(t *testing.T) string {
-	l, err := r.rd.ReadString('\n')
+	v, err := r.c.Do(5*time.Second, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return strings.TrimRight(l, "\r\n")
+	if v.Kind == '-' {
+		return nil, v.Str
+	}
+	return flatten(nil, v), ""
 }
 
-func (r *realRedis) readReply(t *testing.T) ([]string, string) {
-	l := r.readLine(t)
-	switch l[0] {
-	case '+':
-		return []string{l[1:]}, ""
-	case '-':
-		return nil, l[1:]
-	case '$':
-		n, _ := strconv.Atoi(l[1:])
-		buf := make([]byte, n+2)
-		if _, err := ioReadFull(r.rd, buf); err != nil {
-			t.Fatal(err)
-		}
-		return []string{string(buf[:n])}, ""
-	case '*':
-		n, _ := strconv.Atoi(l[1:])
-		var out []string
-		for i := 0; i < n; i++ {
-			e, _ := r.readReply(t)
-			out = append(out, e...)
-		}
-		return out, ""
+func flatten(out []string, v testsrv.Value) []string {
+	if v.Kind != '*' {
+		return append(out, v.Str)
 	}
-	t.Fatalf("unexpected reply %q", l)
-	return nil, ""
-}
-
-func ioReadFull(rd *bufio.Reader, buf []byte) (int, error) {
-	n := 0
-	for n < len(buf) {
-		m, err := rd.Read(buf[n:])
-		n += m
-		if err != nil {
-			return n, err
-		}
+	for _, e := range v.Elems {
+		out = flatten(out, e)
 	}
-	return n, nil
+	return out
 }
 
 // envSpecific are directives whose value depends on how the test server
@@ -338,31 +264,8 @@ func TestRewriteForceAllReadsBack(t *testing.T) {
 	}
 	// Real Redis starts from it (and so keeps every value).
 	needRedis(t)
-	port := freePort(t)
-	cmd := exec.Command(redisServerBin, path, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir, "--daemonize", "no")
-	out := &strings.Builder{}
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer func() { cmd.Process.Kill(); <-exited }()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		select {
-		case err := <-exited:
-			exited <- err
-			t.Fatalf("redis-server refused the rewritten file: %v\n%s", err, out)
-		default:
-		}
-		if conn, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
-			conn.Close()
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("redis-server did not start from the rewritten file:\n%s", out)
-		}
-		time.Sleep(25 * time.Millisecond)
+	p := testsrv.LaunchOnPort(t, freePort(t), redisServerBin, path, "--bind", "127.0.0.1", "--dir", dir, "--daemonize", "no")
+	if err := testsrv.Ping(p.Addr(), p.Done, 10*time.Second); err != nil {
+		t.Fatalf("redis-server did not start from the rewritten file: %v\n%s", err, p.Out)
 	}
 }
