@@ -13,9 +13,11 @@ import (
 	"testing"
 
 	"github.com/aofserver/aofserver/rstring"
+
+	"github.com/aofserver/aofserver/internal/testsrv"
 )
 
-const realCheckAOF = "/usr/bin/redis-check-aof"
+const realCheckAOF = testsrv.RedisBinDir + "/redis-check-aof"
 
 // checkFile runs our Check on path (RESP only: CheckRDB fails the test).
 func checkFile(t *testing.T, opt CheckOptions) (string, int, CheckResult) {

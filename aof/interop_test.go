@@ -2,7 +2,6 @@ package aof
 
 import (
 	"context"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,34 +13,20 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/aofserver/aofserver/fsx"
+
+	"github.com/aofserver/aofserver/internal/testsrv"
 )
 
-func needBinary(t *testing.T, path string) {
-	t.Helper()
-	if _, err := os.Stat(path); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s missing: %v", path, err)
-		}
-		t.Skipf("%s missing: %v", path, err)
-	}
-}
+func needBinary(t *testing.T, path string) { t.Helper(); testsrv.Need(t, path) }
 
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
+func freePort(t *testing.T) int { return testsrv.FreePort(t) }
 
 // TestRealRedisLoadsOurDirectory writes an AOF directory with our code (a
 // startup base, commands in two databases, a rewrite, more commands) and
 // checks that redis-check-aof accepts it and redis-server 7.0 loads it.
 func TestRealRedisLoadsOurDirectory(t *testing.T) {
-	needBinary(t, "/usr/bin/redis-server")
-	needBinary(t, "/usr/bin/redis-check-aof")
+	testsrv.NeedRedis(t)
+	needBinary(t, realCheckAOF)
 	dir := t.TempDir()
 	opt, _ := testOpts(fsx.OS(), dir, Always)
 	opt.TimestampEnabled = true
@@ -109,24 +94,14 @@ func TestRealRedisLoadsOurDirectory(t *testing.T) {
 
 // checkAndServe runs redis-check-aof on dir's manifest, then starts real
 // redis-server on dir (stopped at cleanup) and returns its port and log.
-func checkAndServe(t *testing.T, dir string) (int, *strings.Builder) {
+func checkAndServe(t *testing.T, dir string) (int, *testsrv.SyncBuf) {
 	t.Helper()
 	manifestPath := filepath.Join(dir, "appendonlydir", "appendonly.aof.manifest")
-	out, err := exec.Command("/usr/bin/redis-check-aof", manifestPath).CombinedOutput()
+	out, err := exec.Command(realCheckAOF, manifestPath).CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "is valid") {
 		t.Fatalf("redis-check-aof: %v\n%s", err, out)
 	}
-	port := freePort(t)
-	srv := exec.Command("/usr/bin/redis-server", "--bind", "127.0.0.1", "--port", strconv.Itoa(port),
+	p := testsrv.LaunchOnPort(t, freePort(t), testsrv.RedisServerPath, "--bind", "127.0.0.1",
 		"--save", "", "--appendonly", "yes", "--dir", dir)
-	logs := &strings.Builder{}
-	srv.Stdout, srv.Stderr = logs, logs
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		srv.Process.Kill()
-		srv.Wait()
-	})
-	return port, logs
+	return p.Port, p.Out
 }

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/aofserver/aofserver/fsx"
+
+	"github.com/aofserver/aofserver/internal/testsrv"
 )
 
 func withPrealloc(n int64) func(*Options) { return func(o *Options) { o.PreallocSize = n } }
@@ -237,8 +239,8 @@ func TestPreallocOnlyUnderAlways(t *testing.T) {
 // Real Redis and redis-check-aof accept a directory left by a killed
 // server that preallocated (the padding lines are annotations).
 func TestRealRedisLoadsPreallocatedDirectory(t *testing.T) {
-	needBinary(t, "/usr/bin/redis-server")
-	needBinary(t, "/usr/bin/redis-check-aof")
+	testsrv.NeedRedis(t)
+	needBinary(t, realCheckAOF)
 	live := t.TempDir()
 	opt, _ := testOpts(fsx.OS(), live, Always)
 	opt.PreallocSize = 4096
