@@ -15,19 +15,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/aofserver/aofserver/internal/testsrv"
 )
 
-const redisServerBin = "/usr/bin/redis-server"
+const redisServerBin = testsrv.RedisServerPath
 
-func needBinary(t *testing.T, path string) {
-	t.Helper()
-	if _, err := os.Stat(path); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is required in CI: %v", path, err)
-		}
-		t.Skipf("%s not installed", path)
-	}
-}
+func needBinary(t *testing.T, path string) { t.Helper(); testsrv.Need(t, path) }
 
 // redisConn is a minimal RESP2 client for tests.
 type redisConn struct {
@@ -39,46 +33,13 @@ type redisConn struct {
 // working directory and stops it when the test ends.
 func startRedis(t *testing.T, dir string, extra ...string) *redisConn {
 	t.Helper()
-	needBinary(t, redisServerBin)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	p := testsrv.StartRedis(t, dir, extra...) // answers PING: loading is over
+	c, err := testsrv.DialConn(p.Addr())
 	if err != nil {
 		t.Fatal(err)
 	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	args := append([]string{"--bind", "127.0.0.1", "--port", strconv.Itoa(port), "--save", "", "--appendonly", "no",
-		"--dir", dir, "--daemonize", "no", "--logfile", filepath.Join(dir, "redis.log")}, extra...)
-	cmd := exec.Command(redisServerBin, args...)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		c, err := net.DialTimeout("tcp", addr, time.Second)
-		if err == nil {
-			rc := &redisConn{c: c, r: bufio.NewReader(c)}
-			t.Cleanup(func() { c.Close() })
-			// Wait until loading is over.
-			for {
-				if _, err := rc.do("PING"); err == nil {
-					return rc
-				} else if !strings.Contains(err.Error(), "LOADING") || time.Now().After(deadline) {
-					t.Fatalf("PING: %v", err)
-				}
-				time.Sleep(20 * time.Millisecond)
-			}
-		}
-		if time.Now().After(deadline) {
-			log, _ := os.ReadFile(filepath.Join(dir, "redis.log"))
-			t.Fatalf("redis-server did not start: %v\n%s", err, log)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	t.Cleanup(func() { c.Close() })
+	return &redisConn{c: c.NC, r: c.BR}
 }
 
 type redisError string
@@ -445,8 +406,8 @@ func TestRedisLoadsOurFile(t *testing.T) {
 	opt := EncoderOptions{Compression: true, Checksum: true, Limits: DefaultLimits()}
 	writeDatasetFile(t, filepath.Join(dir, "dump.rdb"), ds, opt)
 
-	needBinary(t, "/usr/bin/redis-check-rdb")
-	out, err := exec.Command("/usr/bin/redis-check-rdb", filepath.Join(dir, "dump.rdb")).CombinedOutput()
+	needBinary(t, testsrv.RedisBinDir+"/redis-check-rdb")
+	out, err := exec.Command(testsrv.RedisBinDir+"/redis-check-rdb", filepath.Join(dir, "dump.rdb")).CombinedOutput()
 	if err != nil || !bytes.Contains(out, []byte("RDB looks OK")) {
 		t.Fatalf("redis-check-rdb: %v\n%s", err, out)
 	}

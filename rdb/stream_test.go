@@ -16,6 +16,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/aofserver/aofserver/internal/testsrv"
 )
 
 func sid(ms, seq uint64) StreamID { return StreamID{Ms: ms, Seq: seq} }
@@ -357,8 +359,8 @@ func TestStreamRedis(t *testing.T) {
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	needBinary(t, "/usr/bin/redis-check-rdb")
-	out, err := exec.Command("/usr/bin/redis-check-rdb", path).CombinedOutput()
+	needBinary(t, testsrv.RedisBinDir+"/redis-check-rdb")
+	out, err := exec.Command(testsrv.RedisBinDir+"/redis-check-rdb", path).CombinedOutput()
 	if err != nil || !bytes.Contains(out, []byte("RDB looks OK")) {
 		t.Fatalf("redis-check-rdb: %v\n%s", err, out)
 	}
@@ -768,7 +770,7 @@ func FuzzStreamPayload(f *testing.F) {
 // a stream exactly as redis-check-rdb 7.0.15 does (Redis's own messages
 // for short reads in streams, "unknown" as the name of type 19).
 func TestStreamCheckCutsLikeRedis(t *testing.T) {
-	needBinary(t, "/usr/bin/redis-check-rdb")
+	needBinary(t, testsrv.RedisBinDir+"/redis-check-rdb")
 	v := &Value{Kind: KindStream, Stream: &Stream{
 		Entries: []StreamEntry{{ID: sid(1, 1), Fields: [][2][]byte{{[]byte("a"), []byte("1")}}},
 			{ID: sid(1, 2), Fields: [][2][]byte{{[]byte("b"), []byte("xyz")}}}},
@@ -809,7 +811,7 @@ func TestStreamCheckCutsLikeRedis(t *testing.T) {
 				t.Error(err)
 				return
 			}
-			out, _ := exec.Command("/usr/bin/redis-check-rdb", path).CombinedOutput()
+			out, _ := exec.Command(testsrv.RedisBinDir+"/redis-check-rdb", path).CombinedOutput()
 			var ours bytes.Buffer
 			res := Check(bufioReader(file[:n]), path, &ours, CheckOptions{})
 			if res.Terminated != term.Match(out) {
