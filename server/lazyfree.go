@@ -26,7 +26,7 @@ func (s *Server) lazyfreeEffort(v entry, max int) int {
 		}
 	case typZSet:
 		if z := (*zsetObj)(v.ptr); z.zsl != nil {
-			return z.zsl.length
+			return z.zsl.Length
 		}
 	case typHash:
 		if h := (*hashObj)(v.ptr); h.dict != nil {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"sort"
 	"unsafe"
+
+	"github.com/aofserver/aofserver/skiplist"
 )
 
 // SORT and SORT_RO, following Redis 7.0's sortCommandGeneric.
@@ -253,8 +255,8 @@ func sortGeneric(c *client, argv [][]byte, readonly bool) {
 		end -= start
 		start = 0
 	default: // zset, in its dict's order (sorted below)
-		zs.dict.Range(func(_ string, n **zslNode) bool {
-			vector = append(vector, sortItem{obj: (*n).member})
+		zs.dict.Range(func(_ string, n **skiplist.Node) bool {
+			vector = append(vector, sortItem{obj: (*n).Member})
 			return true
 		})
 	}

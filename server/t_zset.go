@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/aofserver/aofserver/rdb"
+	"github.com/aofserver/aofserver/skiplist"
 )
 
 // zsetObj is a sorted set in one of Redis's two encodings:
@@ -23,8 +24,8 @@ import (
 // zset-max-listpack-value, and is never undone, as in Redis 7.0.
 type zsetObj struct {
 	lp   []zEntry
-	zsl  *zskiplist
-	dict *dict[*zslNode]
+	zsl  *skiplist.List
+	dict *dict[*skiplist.Node]
 }
 
 type zEntry struct {
@@ -35,7 +36,7 @@ type zEntry struct {
 func newZsetListpack() *zsetObj { return &zsetObj{} }
 
 func newZsetSkiplist(hint int) *zsetObj {
-	return &zsetObj{zsl: newZskiplist(), dict: newDict[*zslNode](hint)}
+	return &zsetObj{zsl: skiplist.New(), dict: newDict[*skiplist.Node](hint)}
 }
 
 func (z *zsetObj) encoding() string {
@@ -47,7 +48,7 @@ func (z *zsetObj) encoding() string {
 
 func (z *zsetObj) length() int {
 	if z.zsl != nil {
-		return z.zsl.length
+		return z.zsl.Length
 	}
 	return len(z.lp)
 }
@@ -68,7 +69,7 @@ func (z *zsetObj) score(member []byte) (float64, bool) {
 		if !ok {
 			return 0, false
 		}
-		return n.score, true
+		return n.Score, true
 	}
 	if i := z.lpIndex(member); i >= 0 {
 		return z.lp[i].score, true
@@ -80,10 +81,10 @@ func (z *zsetObj) convertToSkiplist() {
 	if z.zsl != nil {
 		return
 	}
-	zsl := newZskiplist()
-	d := newDict[*zslNode](len(z.lp))
+	zsl := skiplist.New()
+	d := newDict[*skiplist.Node](len(z.lp))
 	for _, e := range z.lp {
-		n := zsl.insert(e.score, e.member)
+		n := zsl.Insert(e.score, e.member)
 		d.Set(bstr(e.member), n)
 	}
 	z.lp, z.zsl, z.dict = nil, zsl, d
@@ -100,7 +101,7 @@ func (z *zsetObj) insert(s *Server, member []byte, score float64) {
 
 func (z *zsetObj) insertRaw(member []byte, score float64) {
 	if z.zsl != nil {
-		n := z.zsl.insert(score, member)
+		n := z.zsl.Insert(score, member)
 		z.dict.Set(string(member), n)
 		return
 	}
@@ -108,7 +109,7 @@ func (z *zsetObj) insertRaw(member []byte, score float64) {
 		score = 0 // the listpack stores scores as text via d2string: -0 becomes 0
 	}
 	i := sort.Search(len(z.lp), func(i int) bool {
-		return zslLess(score, member, z.lp[i].score, z.lp[i].member)
+		return skiplist.Less(score, member, z.lp[i].score, z.lp[i].member)
 	})
 	z.lp = append(z.lp, zEntry{})
 	copy(z.lp[i+1:], z.lp[i:])
@@ -118,7 +119,7 @@ func (z *zsetObj) insertRaw(member []byte, score float64) {
 // setScore changes an existing member's score.
 func (z *zsetObj) setScore(member []byte, cur, score float64) {
 	if z.zsl != nil {
-		n := z.zsl.updateScore(cur, member, score)
+		n := z.zsl.UpdateScore(cur, member, score)
 		z.dict.Set(bstr(member), n)
 		return
 	}
@@ -135,7 +136,7 @@ func (z *zsetObj) remove(member []byte) bool {
 		if !ok {
 			return false
 		}
-		z.zsl.delete(n.score, n.member)
+		z.zsl.Delete(n.Score, n.Member)
 		return true
 	}
 	i := z.lpIndex(member)
@@ -153,7 +154,7 @@ func (z *zsetObj) rank(member []byte) (int, float64, bool) {
 		if !ok {
 			return 0, 0, false
 		}
-		return z.zsl.rank(n.score, n.member) - 1, n.score, true
+		return z.zsl.Rank(n.Score, n.Member) - 1, n.Score, true
 	}
 	i := z.lpIndex(member)
 	if i < 0 {
@@ -170,11 +171,11 @@ func (z *zsetObj) deleteRankRange(start, end int) {
 		z.lp = z.lp[:start+n]
 		return
 	}
-	x := z.zsl.byRank(start + 1)
+	x := z.zsl.ByRank(start + 1)
 	for i := start; i <= end && x != nil; i++ {
-		next := x.level[0].forward
-		z.dict.Delete(bstr(x.member))
-		z.zsl.delete(x.score, x.member)
+		next := x.Level[0].Forward
+		z.dict.Delete(bstr(x.Member))
+		z.zsl.Delete(x.Score, x.Member)
 		x = next
 	}
 }
@@ -183,13 +184,13 @@ func (z *zsetObj) deleteRankRange(start, end int) {
 type zCursor struct {
 	z *zsetObj
 	i int
-	n *zslNode
+	n *skiplist.Node
 }
 
 func (z *zsetObj) cursor(rank int) zCursor {
 	cur := zCursor{z: z, i: rank}
 	if z.zsl != nil {
-		cur.n = z.zsl.byRank(rank + 1)
+		cur.n = z.zsl.ByRank(rank + 1)
 	}
 	return cur
 }
@@ -203,7 +204,7 @@ func (cur *zCursor) valid() bool {
 
 func (cur *zCursor) get() ([]byte, float64) {
 	if cur.z.zsl != nil {
-		return cur.n.member, cur.n.score
+		return cur.n.Member, cur.n.Score
 	}
 	e := &cur.z.lp[cur.i]
 	return e.member, e.score
@@ -213,13 +214,13 @@ func (cur *zCursor) step(rev bool) {
 	if rev {
 		cur.i--
 		if cur.n != nil {
-			cur.n = cur.n.backward
+			cur.n = cur.n.Backward
 		}
 		return
 	}
 	cur.i++
 	if cur.n != nil {
-		cur.n = cur.n.level[0].forward
+		cur.n = cur.n.Level[0].Forward
 	}
 }
 
@@ -413,7 +414,7 @@ func (r *zLexRange) empty() bool {
 func (z *zsetObj) firstInScore(r *zScoreRange) int {
 	var i int
 	if z.zsl != nil {
-		_, i = z.zsl.countWhile(func(n *zslNode) bool { return !r.gteMin(n.score) })
+		_, i = z.zsl.CountWhile(func(n *skiplist.Node) bool { return !r.gteMin(n.Score) })
 	} else {
 		i = sort.Search(len(z.lp), func(i int) bool { return r.gteMin(z.lp[i].score) })
 	}
@@ -431,7 +432,7 @@ func (z *zsetObj) firstInScore(r *zScoreRange) int {
 func (z *zsetObj) lastInScore(r *zScoreRange) int {
 	var i int
 	if z.zsl != nil {
-		_, i = z.zsl.countWhile(func(n *zslNode) bool { return r.lteMax(n.score) })
+		_, i = z.zsl.CountWhile(func(n *skiplist.Node) bool { return r.lteMax(n.Score) })
 	} else {
 		i = sort.Search(len(z.lp), func(i int) bool { return !r.lteMax(z.lp[i].score) })
 	}
@@ -470,11 +471,11 @@ func (z *zsetObj) firstInLex(r *zLexRange) int {
 		return -1
 	}
 	if z.zsl != nil {
-		n, i := z.zsl.countWhile(func(n *zslNode) bool { return !r.gteMin(n.member) })
+		n, i := z.zsl.CountWhile(func(n *skiplist.Node) bool { return !r.gteMin(n.Member) })
 		if n == nil {
-			n = z.zsl.header
+			n = z.zsl.Header
 		}
-		if x := n.level[0].forward; x == nil || !r.lteMax(x.member) {
+		if x := n.Level[0].Forward; x == nil || !r.lteMax(x.Member) {
 			return -1
 		}
 		return i
@@ -495,8 +496,8 @@ func (z *zsetObj) lastInLex(r *zLexRange) int {
 		return -1
 	}
 	if z.zsl != nil {
-		n, i := z.zsl.countWhile(func(n *zslNode) bool { return r.lteMax(n.member) })
-		if n == nil || !r.gteMin(n.member) {
+		n, i := z.zsl.CountWhile(func(n *skiplist.Node) bool { return r.lteMax(n.Member) })
+		if n == nil || !r.gteMin(n.Member) {
 			return -1
 		}
 		return i - 1
@@ -515,8 +516,8 @@ func (z *zsetObj) lastInLex(r *zLexRange) int {
 // each calls fn for every element in ascending order.
 func (z *zsetObj) each(fn func(member []byte, score float64) bool) {
 	if z.zsl != nil {
-		for x := z.zsl.header.level[0].forward; x != nil; x = x.level[0].forward {
-			if !fn(x.member, x.score) {
+		for x := z.zsl.Header.Level[0].Forward; x != nil; x = x.Level[0].Forward {
+			if !fn(x.Member, x.Score) {
 				return
 			}
 		}
@@ -1415,7 +1416,7 @@ func zremrangeGeneric(c *client, argv [][]byte, kind int) {
 	case zremLex:
 		if z.zsl != nil {
 			// zslDeleteRangeByLex descends without the range pre-check.
-			_, first = z.zsl.countWhile(func(x *zslNode) bool { return !lr.gteMin(x.member) })
+			_, first = z.zsl.CountWhile(func(x *skiplist.Node) bool { return !lr.gteMin(x.Member) })
 		} else {
 			first = z.firstInLex(&lr)
 		}
@@ -1447,8 +1448,8 @@ func zremrangeGeneric(c *client, argv [][]byte, kind int) {
 func zscanCommand(c *client, argv [][]byte) {
 	collScanCommand(c, argv, c.srv.zsetRead, 2, func(z *zsetObj, cursor uint64, count int64) ([][]byte, uint64) {
 		if z.zsl != nil {
-			return collScanDict(z.dict, cursor, count*2, func(out [][]byte, _ string, n **zslNode) [][]byte {
-				return append(out, (*n).member, formatDouble((*n).score))
+			return collScanDict(z.dict, cursor, count*2, func(out [][]byte, _ string, n **skiplist.Node) [][]byte {
+				return append(out, (*n).Member, formatDouble((*n).Score))
 			})
 		}
 		var items [][]byte

@@ -5,17 +5,40 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sort"
 	"testing"
 
 	"github.com/aofserver/aofserver/config"
 	"github.com/aofserver/aofserver/rdb"
+	"github.com/aofserver/aofserver/skiplist"
 )
+
+// zsetModel is the reference (as the skiplist package test's): a slice kept sorted by (score, member).
+type zsetModel []zEntry
+
+func (m zsetModel) find(member []byte) int {
+	for i := range m {
+		if bytes.Equal(m[i].member, member) {
+			return i
+		}
+	}
+	return -1
+}
+
+func (m *zsetModel) insert(score float64, member []byte) {
+	i := sort.Search(len(*m), func(i int) bool { return skiplist.Less(score, member, (*m)[i].score, (*m)[i].member) })
+	*m = append(*m, zEntry{})
+	copy((*m)[i+1:], (*m)[i:])
+	(*m)[i] = zEntry{member: member, score: score}
+}
+
+func (m *zsetModel) remove(i int) { *m = append((*m)[:i], (*m)[i+1:]...) }
 
 // zsetPair runs the same operations on a listpack and a skiplist sorted set
 // and on a model, checking that all three agree.
 type zsetPair struct {
 	lp, sk *zsetObj
-	m      zslModel
+	m      zsetModel
 }
 
 func newZsetPair() *zsetPair {
@@ -110,7 +133,7 @@ func (p *zsetPair) check(t testing.TB, r *rand.Rand) {
 	}
 }
 
-func allSameScore(m zslModel) bool {
+func allSameScore(m zsetModel) bool {
 	for i := range m {
 		if m[i].score != m[0].score {
 			return false

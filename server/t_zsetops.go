@@ -4,6 +4,8 @@ import (
 	"math"
 	"sort"
 	"unsafe"
+
+	"github.com/aofserver/aofserver/skiplist"
 )
 
 // Sorted-set algebra (ZUNION/ZINTER/ZDIFF and their STORE forms,
@@ -278,7 +280,7 @@ func zsetOpGeneric(c *client, argv [][]byte, dst []byte, numkeysIdx int, op int,
 		return
 	}
 	sort.Slice(res, func(a, b int) bool {
-		return zslLess(res[a].score, res[a].member, res[b].score, res[b].member)
+		return skiplist.Less(res[a].score, res[a].member, res[b].score, res[b].member)
 	})
 	if dst != nil {
 		if len(res) == 0 {

@@ -1,4 +1,4 @@
-package server
+package skiplist
 
 import (
 	"bytes"
@@ -8,8 +8,14 @@ import (
 	"testing"
 )
 
+// entry is one model element.
+type entry struct {
+	member []byte
+	score  float64
+}
+
 // zslModel is the reference: a slice kept sorted by (score, member).
-type zslModel []zEntry
+type zslModel []entry
 
 func (m zslModel) find(member []byte) int {
 	for i := range m {
@@ -21,63 +27,63 @@ func (m zslModel) find(member []byte) int {
 }
 
 func (m *zslModel) insert(score float64, member []byte) {
-	i := sort.Search(len(*m), func(i int) bool { return zslLess(score, member, (*m)[i].score, (*m)[i].member) })
-	*m = append(*m, zEntry{})
+	i := sort.Search(len(*m), func(i int) bool { return Less(score, member, (*m)[i].score, (*m)[i].member) })
+	*m = append(*m, entry{})
 	copy((*m)[i+1:], (*m)[i:])
-	(*m)[i] = zEntry{member: member, score: score}
+	(*m)[i] = entry{member: member, score: score}
 }
 
 func (m *zslModel) remove(i int) { *m = append((*m)[:i], (*m)[i+1:]...) }
 
 // checkZsl verifies the skiplist's links, spans, backward pointers and
 // order against the model.
-func checkZsl(t *testing.T, zsl *zskiplist, m zslModel) {
+func checkZsl(t *testing.T, zsl *List, m zslModel) {
 	t.Helper()
-	if zsl.length != len(m) {
-		t.Fatalf("length %d, model %d", zsl.length, len(m))
+	if zsl.Length != len(m) {
+		t.Fatalf("length %d, model %d", zsl.Length, len(m))
 	}
 	// Level 0 walk: order, backward links, tail.
-	var prev *zslNode
+	var prev *Node
 	i := 0
-	for x := zsl.header.level[0].forward; x != nil; x = x.level[0].forward {
+	for x := zsl.Header.Level[0].Forward; x != nil; x = x.Level[0].Forward {
 		if i >= len(m) {
 			t.Fatalf("more nodes than the model")
 		}
-		if x.score != m[i].score || !bytes.Equal(x.member, m[i].member) {
-			t.Fatalf("node %d = (%v,%q), model (%v,%q)", i, x.score, x.member, m[i].score, m[i].member)
+		if x.Score != m[i].score || !bytes.Equal(x.Member, m[i].member) {
+			t.Fatalf("node %d = (%v,%q), model (%v,%q)", i, x.Score, x.Member, m[i].score, m[i].member)
 		}
-		if x.backward != prev {
+		if x.Backward != prev {
 			t.Fatalf("node %d: wrong backward link", i)
 		}
 		prev = x
 		i++
 	}
-	if zsl.tail != prev {
+	if zsl.Tail != prev {
 		t.Fatalf("tail mismatch")
 	}
 	// Spans: on every level, span must equal the level-0 distance.
-	pos := map[*zslNode]int{zsl.header: 0}
+	pos := map[*Node]int{zsl.Header: 0}
 	k := 1
-	for x := zsl.header.level[0].forward; x != nil; x = x.level[0].forward {
+	for x := zsl.Header.Level[0].Forward; x != nil; x = x.Level[0].Forward {
 		pos[x] = k
 		k++
 	}
 	for lvl := 0; lvl < zsl.level; lvl++ {
-		for x := zsl.header; x != nil; x = x.level[lvl].forward {
-			f := x.level[lvl].forward
+		for x := zsl.Header; x != nil; x = x.Level[lvl].Forward {
+			f := x.Level[lvl].Forward
 			want := 0
 			if f != nil {
 				want = pos[f] - pos[x]
 			} else {
 				want = len(m) - pos[x]
 			}
-			if f != nil && x.level[lvl].span != want {
-				t.Fatalf("level %d span at pos %d = %d, want %d", lvl, pos[x], x.level[lvl].span, want)
+			if f != nil && x.Level[lvl].Span != want {
+				t.Fatalf("level %d span at pos %d = %d, want %d", lvl, pos[x], x.Level[lvl].Span, want)
 			}
 		}
 	}
 	for lvl := zsl.level; lvl < zslMaxLevel; lvl++ {
-		if zsl.header.level[lvl].forward != nil {
+		if zsl.Header.Level[lvl].Forward != nil {
 			t.Fatalf("header level %d above zsl.level is linked", lvl)
 		}
 	}
@@ -85,7 +91,7 @@ func checkZsl(t *testing.T, zsl *zskiplist, m zslModel) {
 
 func TestZskiplistRandomAgainstModel(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	zsl := newZskiplist()
+	zsl := New()
 	var m zslModel
 	for op := 0; op < 20000; op++ {
 		member := []byte(fmt.Sprintf("m%d", r.IntN(300)))
@@ -94,11 +100,11 @@ func TestZskiplistRandomAgainstModel(t *testing.T) {
 		switch r.IntN(4) {
 		case 0, 1: // insert or update
 			if i < 0 {
-				zsl.insert(score, member)
+				zsl.Insert(score, member)
 				m.insert(score, member)
 			} else {
-				n := zsl.updateScore(m[i].score, member, score)
-				if n == nil || n.score != score || !bytes.Equal(n.member, member) {
+				n := zsl.UpdateScore(m[i].score, member, score)
+				if n == nil || n.Score != score || !bytes.Equal(n.Member, member) {
 					t.Fatalf("updateScore returned %v", n)
 				}
 				m.remove(i)
@@ -106,26 +112,26 @@ func TestZskiplistRandomAgainstModel(t *testing.T) {
 			}
 		case 2:
 			if i >= 0 {
-				if !zsl.delete(m[i].score, member) {
+				if !zsl.Delete(m[i].score, member) {
 					t.Fatalf("delete of present member failed")
 				}
 				m.remove(i)
-			} else if zsl.delete(score, member) {
+			} else if zsl.Delete(score, member) {
 				t.Fatalf("delete of absent member succeeded")
 			}
 		case 3:
 			if i >= 0 {
-				if got := zsl.rank(m[i].score, member); got != i+1 {
+				if got := zsl.Rank(m[i].score, member); got != i+1 {
 					t.Fatalf("rank(%q) = %d, want %d", member, got, i+1)
 				}
-				if n := zsl.byRank(i + 1); n == nil || !bytes.Equal(n.member, member) {
+				if n := zsl.ByRank(i + 1); n == nil || !bytes.Equal(n.Member, member) {
 					t.Fatalf("byRank(%d) wrong", i+1)
 				}
-			} else if got := zsl.rank(score, member); got != 0 {
+			} else if got := zsl.Rank(score, member); got != 0 {
 				t.Fatalf("rank of absent = %d", got)
 			}
 			// countWhile with a score predicate is "number of elements < s".
-			_, cnt := zsl.countWhile(func(n *zslNode) bool { return n.score < score })
+			_, cnt := zsl.CountWhile(func(n *Node) bool { return n.Score < score })
 			want := sort.Search(len(m), func(j int) bool { return m[j].score >= score })
 			if cnt != want {
 				t.Fatalf("countWhile(< %v) = %d, want %d", score, cnt, want)
@@ -136,13 +142,13 @@ func TestZskiplistRandomAgainstModel(t *testing.T) {
 		}
 	}
 	checkZsl(t, zsl, m)
-	if zsl.byRank(0) != nil || zsl.byRank(len(m)+1) != nil {
+	if zsl.ByRank(0) != nil || zsl.ByRank(len(m)+1) != nil {
 		t.Fatalf("byRank out of range returned a node")
 	}
 }
 
 func TestZskiplistLevelsDistribution(t *testing.T) {
-	zsl := newZskiplist()
+	zsl := New()
 	counts := make([]int, zslMaxLevel+1)
 	const n = 1 << 16
 	for i := 0; i < n; i++ {
