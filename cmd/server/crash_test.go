@@ -42,12 +42,12 @@ func TestDebugCrashAsRedis(t *testing.T) {
 			case <-time.After(10 * time.Second): // a failure bound
 				t.Fatalf("%s: alive after DEBUG %s", bin, tc.sub)
 			}
-			ee, ok := p.err.(*exec.ExitError)
+			ee, ok := p.Err.(*exec.ExitError)
 			if !ok {
-				t.Fatalf("%s: DEBUG %s: exit %v", bin, tc.sub, p.err)
+				t.Fatalf("%s: DEBUG %s: exit %v", bin, tc.sub, p.Err)
 			}
 			if ws := ee.Sys().(syscall.WaitStatus); !ws.Signaled() || ws.Signal() != tc.sig {
-				t.Fatalf("%s: DEBUG %s: %v, want death by %v\n%s", bin, tc.sub, p.err, tc.sig, p.out.String())
+				t.Fatalf("%s: DEBUG %s: %v, want death by %v\n%s", bin, tc.sub, p.Err, tc.sig, p.out.String())
 			}
 			out := p.out.String()
 			i := strings.Index(out, start)

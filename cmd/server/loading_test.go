@@ -30,9 +30,9 @@ func TestDebugLoadAOFAppendOnlyNoAsRedis(t *testing.T) {
 		case <-time.After(10 * time.Second): // a failure bound
 			t.Fatalf("%s: still running after DEBUG LOADAOF without an AOF", bin)
 		}
-		ee, ok := p.err.(*exec.ExitError)
+		ee, ok := p.Err.(*exec.ExitError)
 		if !ok || ee.ExitCode() != 1 {
-			t.Fatalf("%s: exit %v, want code 1:\n%s", bin, p.err, p.out.String())
+			t.Fatalf("%s: exit %v, want code 1:\n%s", bin, p.Err, p.out.String())
 		}
 		if after := p.out.String(); after != before {
 			t.Fatalf("%s: logged %q", bin, after[len(before):])

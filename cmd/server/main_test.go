@@ -3,107 +3,47 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"fmt"
-	"io"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
-	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/aofserver/aofserver/internal/testsrv"
 )
 
 // The tests of this package run the real binary, built once per test
-// process into a temporary directory.
-var (
-	binDir  string
-	binOnce sync.Once
-	binPath string
-	binErr  error
-)
+// process into a temporary directory; the helpers below are this
+// package's short names for internal/testsrv.
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
+	testsrv.RemoveBuilds()
 	os.Exit(code)
 }
 
-func serverBinary(t *testing.T) string {
-	t.Helper()
-	binOnce.Do(func() {
-		binDir, binErr = os.MkdirTemp("", "aofserver-bin-")
-		if binErr != nil {
-			return
-		}
-		binPath = filepath.Join(binDir, "aofserver")
-		goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
-		out, err := exec.Command(goBin, "build", "-o", binPath, ".").CombinedOutput()
-		if err != nil {
-			binErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if binErr != nil {
-		t.Fatal(binErr)
-	}
-	return binPath
-}
+func serverBinary(t *testing.T) string { t.Helper(); return testsrv.Build(t, "aofserver", ".") }
 
 // needTool returns the path of a Redis tool; missing, it fails under
 // CI=true and skips otherwise.
-func needTool(t *testing.T, name string) string {
-	t.Helper()
-	p := "/usr/bin/" + name
-	if _, err := os.Stat(p); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is required under CI: %v", p, err)
-		}
-		t.Skipf("%s not installed", p)
-	}
-	return p
-}
+func needTool(t *testing.T, name string) string { t.Helper(); return testsrv.NeedTool(t, name) }
 
-func freePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
+func freePort(t *testing.T) int { return testsrv.FreePort(t) }
 
 // syncBuf collects a process's output safely while it runs.
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
+type syncBuf = testsrv.SyncBuf
 
-func (s *syncBuf) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuf) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-// proc is a running server process.
+// proc is a running server process; cmd, out, port and done are
+// testsrv.Proc's Cmd, Out, Port and Done under this package's names.
 type proc struct {
+	*testsrv.Proc
 	cmd  *exec.Cmd
 	out  *syncBuf
 	port int
 	done chan struct{}
-	err  error // exit status, once done is closed
 }
 
 // startProc runs exe with args plus "--port <free>" (args may already
@@ -111,15 +51,11 @@ type proc struct {
 func startProc(t *testing.T, exe string, args ...string) *proc {
 	t.Helper()
 	p := launchProc(t, freePort(t), exe, args...)
-	deadline := time.After(15 * time.Second)
-	for !strings.Contains(p.out.String(), "Ready to accept connections") {
-		select {
-		case <-p.done:
-			t.Fatalf("%s exited before ready: %v\n%s", exe, p.err, p.out.String())
-		case <-deadline:
-			t.Fatalf("%s not ready after 15 s:\n%s", exe, p.out.String())
-		case <-time.After(20 * time.Millisecond):
+	if !p.WaitOutput(testsrv.ReadyLine, 15*time.Second) {
+		if p.Exited() {
+			t.Fatalf("%s exited before ready: %v\n%s", exe, p.Err, p.out.String())
 		}
+		t.Fatalf("%s not ready after 15 s:\n%s", exe, p.out.String())
 	}
 	return p
 }
@@ -128,44 +64,19 @@ func startProc(t *testing.T, exe string, args ...string) *proc {
 // output; it is killed when the test ends.
 func launchProc(t *testing.T, port int, exe string, args ...string) *proc {
 	t.Helper()
-	p := &proc{port: port, out: &syncBuf{}, done: make(chan struct{})}
-	p.cmd = exec.Command(exe, append(args, "--port", strconv.Itoa(port))...)
-	p.cmd.Stdout = p.out
-	p.cmd.Stderr = p.out
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		p.err = p.cmd.Wait()
-		close(p.done)
-	}()
-	t.Cleanup(func() {
-		select {
-		case <-p.done:
-		default:
-			p.cmd.Process.Kill()
-			<-p.done
-		}
-	})
-	return p
+	tp := testsrv.LaunchOnPort(t, port, exe, args...)
+	return &proc{Proc: tp, cmd: tp.Cmd, out: tp.Out, port: tp.Port, done: tp.Done}
 }
 
-func (p *proc) addr() string { return "127.0.0.1:" + strconv.Itoa(p.port) }
+func (p *proc) addr() string { return p.Addr() }
 
 // stop sends sig and waits for the exit.
 func (p *proc) stop(t *testing.T, sig syscall.Signal, within time.Duration) error {
 	t.Helper()
-	p.cmd.Process.Signal(sig)
-	select {
-	case <-p.done:
-		return p.err
-	case <-time.After(within):
-		t.Fatalf("process did not exit %v after %v:\n%s", within, sig, p.out.String())
-		return nil
-	}
+	return p.Stop(t, sig, within)
 }
 
-// respConn is a small RESP client.
+// respConn is a small RESP client; c and r are its connection and reader.
 type respConn struct {
 	c net.Conn
 	r *bufio.Reader
@@ -173,46 +84,27 @@ type respConn struct {
 
 func dialResp(t *testing.T, addr string) *respConn {
 	t.Helper()
-	c, err := net.DialTimeout("tcp", addr, 2*time.Second)
+	c, err := dialRespTry(addr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { c.Close() })
-	return &respConn{c: c, r: bufio.NewReader(c)}
+	t.Cleanup(func() { c.c.Close() })
+	return c
+}
+
+// dialRespTry is dialResp without failing the test.
+func dialRespTry(addr string) (*respConn, error) {
+	tc, err := testsrv.DialConn(addr)
+	if err != nil {
+		return nil, err
+	}
+	return &respConn{c: tc.NC, r: tc.BR}, nil
 }
 
 // do sends a command and returns the first line of the reply (and the
 // bulk payload for "$" replies).
 func (rc *respConn) do(args ...string) (string, error) {
-	var b []byte
-	b = append(b, '*')
-	b = strconv.AppendInt(b, int64(len(args)), 10)
-	b = append(b, "\r\n"...)
-	for _, a := range args {
-		b = append(b, '$')
-		b = strconv.AppendInt(b, int64(len(a)), 10)
-		b = append(b, "\r\n"...)
-		b = append(b, a...)
-		b = append(b, "\r\n"...)
-	}
-	rc.c.SetDeadline(time.Now().Add(10 * time.Second))
-	if _, err := rc.c.Write(b); err != nil {
-		return "", err
-	}
-	line, err := rc.r.ReadString('\n')
-	if err != nil {
-		return "", err
-	}
-	line = strings.TrimSuffix(line, "\r\n")
-	if strings.HasPrefix(line, "$") && line != "$-1" {
-		n, _ := strconv.Atoi(line[1:])
-		buf := make([]byte, n+2)
-		if _, err := io.ReadFull(rc.r, buf); err != nil {
-			return "", err
-		}
-		return string(buf[:n]), nil
-	}
-	return line, nil
+	return (&testsrv.Conn{NC: rc.c, BR: rc.r}).DoLine(10*time.Second, args...)
 }
 
 func TestVersionFlag(t *testing.T) {

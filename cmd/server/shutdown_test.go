@@ -77,8 +77,8 @@ func TestShutdownAbortedByFailingSaveAsRedis(t *testing.T) {
 			case <-time.After(15 * time.Second):
 				t.Fatalf("SHUTDOWN NOSAVE did not exit:\n%s", p.out.String())
 			}
-			if p.err != nil {
-				t.Fatalf("exit status after SHUTDOWN NOSAVE: %v", p.err)
+			if p.Err != nil {
+				t.Fatalf("exit status after SHUTDOWN NOSAVE: %v", p.Err)
 			}
 			out := p.out.String()
 			for _, l := range lines {

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/aofserver/aofserver/internal/testsrv"
 )
 
 // The start-up refusals of Redis's tests/integration/aof-multi-part.tcl
@@ -171,7 +171,7 @@ const (
 
 func TestStartupRefusalsLoggedOnceAsRedis(t *testing.T) {
 	exe := serverBinary(t)
-	_, haveRedis := os.Stat("/usr/bin/redis-server")
+	_, haveRedis := os.Stat(testsrv.RedisServerPath)
 	set := func(k, v string) string { return resp("set", k, v) }
 	tooLong := strings.Repeat("file appendonly.aof.1.base.aof seq 1 type b ", 47)
 	cases := []struct {
@@ -254,7 +254,7 @@ func TestStartupRefusalsLoggedOnceAsRedis(t *testing.T) {
 			if haveRedis != nil {
 				return
 			}
-			theirs := run("/usr/bin/redis-server")
+			theirs := run(testsrv.RedisServerPath)
 			if theirs.code != 1 || countLines(theirs.out, c.grep) != 1 {
 				t.Fatalf("redis-server: exit %d, %d lines with %q (the test's expectation is wrong):\n%s",
 					theirs.code, countLines(theirs.out, c.grep), c.grep, theirs.out)
@@ -427,8 +427,8 @@ func bigAOF(t *testing.T, dir string, n int) {
 func TestStartupSIGTERMDuringLoading(t *testing.T) {
 	exe := serverBinary(t)
 	bins := []string{exe}
-	if _, err := os.Stat("/usr/bin/redis-server"); err == nil {
-		bins = append(bins, "/usr/bin/redis-server")
+	if _, err := os.Stat(testsrv.RedisServerPath); err == nil {
+		bins = append(bins, testsrv.RedisServerPath)
 	}
 	src := t.TempDir()
 	bigAOF(t, src, 2_000_000)
@@ -493,15 +493,6 @@ func TestStartupSIGTERMDuringLoading(t *testing.T) {
 			}
 		}
 	}
-}
-
-// dialRespTry is dialResp without failing the test.
-func dialRespTry(addr string) (*respConn, error) {
-	c, err := net.DialTimeout("tcp", addr, 2*time.Second)
-	if err != nil {
-		return nil, err
-	}
-	return &respConn{c: c, r: bufio.NewReader(c)}, nil
 }
 
 // loadLines returns the lines logged from "Server initialized" (excluded)

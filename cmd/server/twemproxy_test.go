@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"crypto/md5"
 	"encoding/binary"
 	"fmt"
@@ -19,6 +18,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/aofserver/aofserver/internal/testsrv"
 )
 
 // Sharding through an existing proxy: twemproxy (Debian's nutcracker) in
@@ -110,23 +111,8 @@ func TestKetamaRingShape(t *testing.T) {
 // in), failing if the process ends first.
 func waitPong(t *testing.T, addr string, done <-chan struct{}, output func() string) {
 	t.Helper()
-	deadline := time.After(15 * time.Second)
-	for {
-		if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
-			rc := &respConn{c: c, r: bufio.NewReader(c)}
-			r, err := rc.do("PING")
-			c.Close()
-			if err == nil && r == "+PONG" {
-				return
-			}
-		}
-		select {
-		case <-done:
-			t.Fatalf("process serving %s exited before answering PING:\n%s", addr, output())
-		case <-deadline:
-			t.Fatalf("%s does not answer PING after 15 s:\n%s", addr, output())
-		case <-time.After(20 * time.Millisecond):
-		}
+	if err := testsrv.Ping(addr, done, 15*time.Second); err != nil {
+		t.Fatalf("%s does not answer PING: %v\n%s", addr, err, output())
 	}
 }
 
