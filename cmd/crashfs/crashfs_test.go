@@ -520,8 +520,8 @@ func TestBinary(t *testing.T) {
 		t.Fatalf("after sync + cut: %q", got)
 	}
 	m.stop(t)
-	if m.p.err != nil {
-		t.Fatalf("exit after SIGTERM: %v\n%s", m.p.err, m.p.out.String())
+	if m.p.Err != nil {
+		t.Fatalf("exit after SIGTERM: %v\n%s", m.p.Err, m.p.out.String())
 	}
 	if b, _ := os.ReadFile("/proc/self/mounts"); strings.Contains(string(b), mnt) {
 		t.Fatal("still mounted after SIGTERM")

@@ -147,9 +147,9 @@ func failoverRun(t *testing.T, crashfsExe, exe, sentinelBin, kind, failure strin
 	var sentinels []*sentinelNode
 	logs := func() string {
 		var b strings.Builder
-		fmt.Fprintf(&b, "== master (%s)\n%s\n== replica (%s)\n%s\n", maddr, master.out.tail(3000), raddr, replica.out.tail(3000))
+		fmt.Fprintf(&b, "== master (%s)\n%s\n== replica (%s)\n%s\n", maddr, master.out.Tail(3000), raddr, replica.out.Tail(3000))
 		for i, s := range sentinels {
-			fmt.Fprintf(&b, "== sentinel %d (%s)\n%s\n", i, s.addr, s.out.tail(3000))
+			fmt.Fprintf(&b, "== sentinel %d (%s)\n%s\n", i, s.addr, s.out.Tail(3000))
 		}
 		return b.String()
 	}

@@ -2,59 +2,25 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/aofserver/aofserver/internal/testsrv"
 )
 
 // Helpers of the power-cut harness: binaries, processes, a RESP client.
 
-var (
-	buildDirOnce sync.Once
-	buildDir     string
-	buildDirErr  error
-	builds       sync.Map // name -> *buildResult
-)
-
-type buildResult struct {
-	once sync.Once
-	path string
-	err  error
-}
-
 // build runs "go build" of pkg (relative to this package) once per test
 // process into a temporary directory.
-func build(t *testing.T, name, pkg string) string {
-	t.Helper()
-	buildDirOnce.Do(func() { buildDir, buildDirErr = os.MkdirTemp("", "crashfs-bin-") })
-	if buildDirErr != nil {
-		t.Fatal(buildDirErr)
-	}
-	v, _ := builds.LoadOrStore(name, &buildResult{})
-	b := v.(*buildResult)
-	b.once.Do(func() {
-		b.path = filepath.Join(buildDir, name)
-		goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
-		if out, err := exec.Command(goBin, "build", "-o", b.path, pkg).CombinedOutput(); err != nil {
-			b.err = fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
-		}
-	})
-	if b.err != nil {
-		t.Fatal(b.err)
-	}
-	return b.path
-}
+func build(t *testing.T, name, pkg string) string { t.Helper(); return testsrv.Build(t, name, pkg) }
 
 // binaries returns crashfs and aofserver, built from this tree unless
 // AOFSERVER_BIN names a prebuilt server (e.g. by scripts/powerloss.sh).
@@ -69,89 +35,34 @@ func binaries(t *testing.T) (crashfs, aofserver string) {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if buildDir != "" {
-		os.RemoveAll(buildDir)
-	}
+	testsrv.RemoveBuilds()
 	os.Exit(code)
 }
 
 // needRedis returns the path of a Redis tool; missing, it fails under
 // CI=true and skips otherwise.
-func needRedis(t *testing.T, name string) string {
-	t.Helper()
-	p := "/usr/bin/" + name
-	if _, err := os.Stat(p); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is required under CI: %v", p, err)
-		}
-		t.Skipf("%s not installed", p)
-	}
-	return p
-}
+func needRedis(t *testing.T, name string) string { t.Helper(); return testsrv.NeedTool(t, name) }
 
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
+type syncBuf = testsrv.SyncBuf
 
-func (s *syncBuf) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuf) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-func (s *syncBuf) tail(n int) string {
-	str := s.String()
-	if len(str) > n {
-		str = "..." + str[len(str)-n:]
-	}
-	return str
-}
-
-// proc is a child process with its output collected.
+// proc is a child process with its output collected; cmd, out and done
+// are testsrv.Proc's Cmd, Out and Done under this package's names.
 type proc struct {
+	*testsrv.Proc
 	cmd  *exec.Cmd
 	out  *syncBuf
 	done chan struct{}
-	err  error
 }
 
 func startProcess(t *testing.T, exe string, args ...string) *proc {
 	t.Helper()
-	p := &proc{out: &syncBuf{}, done: make(chan struct{})}
-	p.cmd = exec.Command(exe, args...)
-	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { p.err = p.cmd.Wait(); close(p.done) }()
-	t.Cleanup(func() { p.kill() })
-	return p
+	tp := testsrv.Launch(t, exe, args...)
+	return &proc{Proc: tp, cmd: tp.Cmd, out: tp.Out, done: tp.Done}
 }
 
-func (p *proc) exited() bool {
-	select {
-	case <-p.done:
-		return true
-	default:
-		return false
-	}
-}
+func (p *proc) exited() bool { return p.Exited() }
 
-func (p *proc) kill() {
-	if p.exited() {
-		return
-	}
-	p.cmd.Process.Signal(syscall.SIGCONT)
-	p.cmd.Process.Kill()
-	<-p.done
-}
+func (p *proc) kill() { p.Kill() }
 
 // waitStopped waits until every thread of p is stopped (after SIGSTOP).
 func (p *proc) waitStopped(within time.Duration) bool {
@@ -206,7 +117,7 @@ func (m *crashMount) start(t *testing.T) {
 			return
 		}
 		if m.p.exited() || time.Now().After(deadline) {
-			needFUSE(t, fmt.Errorf("crashfs did not come up: %v\n%s", m.p.err, m.p.out.String()))
+			needFUSE(t, fmt.Errorf("crashfs did not come up: %v\n%s", m.p.Err, m.p.out.String()))
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -246,15 +157,7 @@ func (m *crashMount) reboot(t *testing.T) {
 	m.start(t)
 }
 
-func freePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
+func freePort(t *testing.T) int { return testsrv.FreePort(t) }
 
 // server is a running aofserver or redis-server.
 type server struct {
@@ -271,13 +174,9 @@ func startServer(t *testing.T, exe string, args ...string) (*server, string) {
 	t.Helper()
 	s := &server{port: freePort(t)}
 	s.proc = startProcess(t, exe, append(args, "--port", strconv.Itoa(s.port), "--bind", "127.0.0.1")...)
-	deadline := time.Now().Add(60 * time.Second)
-	for !strings.Contains(s.out.String(), "Ready to accept connections") {
-		if s.exited() || time.Now().After(deadline) {
-			s.kill()
-			return nil, s.out.tail(3000)
-		}
-		time.Sleep(10 * time.Millisecond)
+	if !s.WaitOutput(testsrv.ReadyLine, 60*time.Second) {
+		s.kill()
+		return nil, s.out.Tail(3000)
 	}
 	return s, ""
 }
@@ -289,11 +188,11 @@ type respConn struct {
 }
 
 func dialResp(addr string) (*respConn, error) {
-	c, err := net.DialTimeout("tcp", addr, 2*time.Second)
+	tc, err := testsrv.DialConn(addr)
 	if err != nil {
 		return nil, err
 	}
-	return &respConn{c: c, r: bufio.NewReader(c)}, nil
+	return &respConn{c: tc.NC, r: tc.BR}, nil
 }
 
 func (rc *respConn) Close() error { return rc.c.Close() }
@@ -301,35 +200,7 @@ func (rc *respConn) Close() error { return rc.c.Close() }
 // do sends a command and returns the reply's first line, or the payload of
 // a bulk string.
 func (rc *respConn) do(timeout time.Duration, args ...string) (string, error) {
-	var b []byte
-	b = append(b, '*')
-	b = strconv.AppendInt(b, int64(len(args)), 10)
-	b = append(b, "\r\n"...)
-	for _, a := range args {
-		b = append(b, '$')
-		b = strconv.AppendInt(b, int64(len(a)), 10)
-		b = append(b, "\r\n"...)
-		b = append(b, a...)
-		b = append(b, "\r\n"...)
-	}
-	rc.c.SetDeadline(time.Now().Add(timeout))
-	if _, err := rc.c.Write(b); err != nil {
-		return "", err
-	}
-	line, err := rc.r.ReadString('\n')
-	if err != nil {
-		return "", err
-	}
-	line = strings.TrimSuffix(line, "\r\n")
-	if strings.HasPrefix(line, "$") && line != "$-1" {
-		n, _ := strconv.Atoi(line[1:])
-		buf := make([]byte, n+2)
-		if _, err := io.ReadFull(rc.r, buf); err != nil {
-			return "", err
-		}
-		return string(buf[:n]), nil
-	}
-	return line, nil
+	return (&testsrv.Conn{NC: rc.c, BR: rc.r}).DoLine(timeout, args...)
 }
 
 func mustDo(t *testing.T, rc *respConn, args ...string) string {

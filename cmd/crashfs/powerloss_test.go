@@ -258,7 +258,7 @@ func powerCut(t *testing.T, crashfsExe, exe string, c plCase) plResult {
 		deadline := time.Now().Add(60 * time.Second)
 		for statusField(m.ctl(t, "status"), "cuts") != "1" {
 			if time.Now().After(deadline) || srv.exited() {
-				t.Fatalf("no manifest rename within 60 s (exited %v):\n%s\n%s", srv.exited(), m.ctl(t, "status"), srv.out.tail(3000))
+				t.Fatalf("no manifest rename within 60 s (exited %v):\n%s\n%s", srv.exited(), m.ctl(t, "status"), srv.out.Tail(3000))
 			}
 			time.Sleep(5 * time.Millisecond)
 		}
@@ -290,17 +290,17 @@ func powerCut(t *testing.T, crashfsExe, exe string, c plCase) plResult {
 	admin.Close()
 	wg.Wait()
 	if res.acked == 0 {
-		t.Fatalf("no INCR acknowledged before the cut:\n%s", srv.out.tail(3000))
+		t.Fatalf("no INCR acknowledged before the cut:\n%s", srv.out.Tail(3000))
 	}
 	res.opsPerSec = float64(res.acked) / loadDur
 
-	cutLog := m.p.out.tail(3000)
+	cutLog := m.p.out.Tail(3000)
 	m.reboot(t)
 	srv2, out := startServer(t, exe, args...)
 	if srv2 == nil {
 		// Enough to tell a server bug from a crashfs one next time: what
 		// the cut did, and the files it left.
-		res.restartErr = out + "\n-- server before the cut:\n" + srv.out.tail(2000) +
+		res.restartErr = out + "\n-- server before the cut:\n" + srv.out.Tail(2000) +
 			"\n-- crashfs before the reboot:\n" + cutLog + "\n-- files after the cut:\n" + describeFiles(m.backing)
 		return res
 	}
@@ -364,7 +364,7 @@ func waitAcked(t *testing.T, srv *server, acked []atomic.Int64, n int64) {
 	deadline := time.Now().Add(60 * time.Second)
 	for sumAcked(acked) < n {
 		if time.Now().After(deadline) || srv.exited() {
-			t.Fatalf("%d of %d INCRs acknowledged (exited %v):\n%s", sumAcked(acked), n, srv.exited(), srv.out.tail(3000))
+			t.Fatalf("%d of %d INCRs acknowledged (exited %v):\n%s", sumAcked(acked), n, srv.exited(), srv.out.Tail(3000))
 		}
 		time.Sleep(time.Millisecond)
 	}
@@ -387,7 +387,7 @@ func waitFsync(t *testing.T, m *crashMount, srv *server, n int64) {
 	deadline := time.Now().Add(60 * time.Second)
 	for fsyncCount(t, m) <= n {
 		if time.Now().After(deadline) || srv.exited() {
-			t.Fatalf("no fsync in 60 s (exited %v):\n%s", srv.exited(), srv.out.tail(3000))
+			t.Fatalf("no fsync in 60 s (exited %v):\n%s", srv.exited(), srv.out.Tail(3000))
 		}
 		time.Sleep(5 * time.Millisecond)
 	}

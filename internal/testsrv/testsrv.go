@@ -241,9 +241,11 @@ func (p *Proc) Exited() bool {
 	}
 }
 
-// Kill ends the process (if still running) and waits for it.
+// Kill ends the process (if still running) and waits for it; SIGCONT
+// first, for a process a test left stopped (SIGSTOP) to freeze it.
 func (p *Proc) Kill() {
 	if !p.Exited() {
+		p.Cmd.Process.Signal(syscall.SIGCONT)
 		p.Cmd.Process.Kill()
 	}
 	<-p.Done
