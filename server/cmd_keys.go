@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/aofserver/aofserver/dict"
 	"github.com/aofserver/aofserver/rstring"
 )
 
@@ -540,8 +541,8 @@ func (s *Server) emptyDB(db *DB) int {
 	s.touchAllWatched(db, nil)
 	s.signalBlockedKeys(db, true) // XREADGROUP waiters: their streams are gone
 	s.memSettle()
-	db.keys = newDict[entry](0)
-	db.expires = newDict[int64](0)
+	db.keys = dict.New[entry](0)
+	db.expires = dict.New[int64](0)
 	db.expireCursor = 0
 	db.memBytes = 0
 	return n

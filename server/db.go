@@ -2,14 +2,16 @@ package server
 
 import (
 	"unsafe"
+
+	"github.com/aofserver/aofserver/dict"
 )
 
 // DB is one logical database (SELECT n). It is owned by the executor: every
 // method must be called with Server.mu held.
 type DB struct {
 	id      int
-	keys    *dict[entry]
-	expires *dict[int64] // absolute unix time in ms
+	keys    *dict.Dict[entry]
+	expires *dict.Dict[int64] // absolute unix time in ms
 	// watched maps a key to the clients that WATCH it in this DB.
 	watched map[string][]*client
 	// expireCursor is where active expiry resumes scanning expires.
@@ -20,7 +22,7 @@ type DB struct {
 }
 
 func newDB(id int) *DB {
-	return &DB{id: id, keys: newDict[entry](0), expires: newDict[int64](0), watched: map[string][]*client{}}
+	return &DB{id: id, keys: dict.New[entry](0), expires: dict.New[int64](0), watched: map[string][]*client{}}
 }
 
 // bstr views b as a string without copying, for lookups only: the result

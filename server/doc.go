@@ -45,7 +45,7 @@
 //
 // # Keyspace
 //
-// Each DB is a dict (dict.go: chained hashing with incremental rehash and
+// Each DB is a dict (package dict: chained hashing with incremental rehash and
 // Redis's reverse-binary SCAN cursor) of 16-byte entries (object.go). All
 // access goes through keyspace.go, which applies lazy expiry, keyspace
 // statistics, the LRU clock, WATCH invalidation and the snapshot hook.

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 	"unsafe"
+
+	"github.com/aofserver/aofserver/dict"
 )
 
 // Eviction: Redis 7.0's evict.c (performEvictions, the 16-entry eviction
@@ -120,8 +122,8 @@ type evictState struct {
 	policy     int
 
 	pool    [evpoolSize]evictPoolEntry
-	samples []*dictNode[entry]
-	expSamp []*dictNode[int64]
+	samples []*dict.Node[entry]
+	expSamp []*dict.Node[int64]
 	nextDB  int
 
 	// procRunning: an eviction goroutine continues a cycle that ran out of
@@ -531,28 +533,28 @@ func (s *Server) evictionPoolPopulate(db *DB, pol int) {
 	n := max(s.cfg.MaxMemorySamples, 1)
 	if pol&evFlagAllkeys != 0 {
 		if len(ev.samples) < n {
-			ev.samples = make([]*dictNode[entry], n)
+			ev.samples = make([]*dict.Node[entry], n)
 		}
 		nodes := ev.samples[:n]
-		for _, nd := range nodes[:db.keys.someKeys(nodes, rand.Uint64)] {
-			s.poolInsert(s.poolScore(pol, nd.val, 0), nd.key, db.id)
+		for _, nd := range nodes[:db.keys.SomeKeys(nodes, rand.Uint64)] {
+			s.poolInsert(s.poolScore(pol, nd.Val, 0), nd.Key, db.id)
 		}
 		return
 	}
 	if len(ev.expSamp) < n {
-		ev.expSamp = make([]*dictNode[int64], n)
+		ev.expSamp = make([]*dict.Node[int64], n)
 	}
 	nodes := ev.expSamp[:n]
-	for _, nd := range nodes[:db.expires.someKeys(nodes, rand.Uint64)] {
+	for _, nd := range nodes[:db.expires.SomeKeys(nodes, rand.Uint64)] {
 		var e entry
 		if pol != evVolatileTTL {
-			p := db.keys.GetPtr(nd.key)
+			p := db.keys.GetPtr(nd.Key)
 			if p == nil {
 				continue
 			}
 			e = *p
 		}
-		s.poolInsert(s.poolScore(pol, e, nd.val), nd.key, db.id)
+		s.poolInsert(s.poolScore(pol, e, nd.Val), nd.Key, db.id)
 	}
 }
 

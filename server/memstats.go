@@ -40,8 +40,8 @@ func memoryStatsCommand(c *client, argv [][]byte) {
 		}
 		keys += n
 		o := dbOverhead{id: db.id,
-			main:    n*sizeofDictEntry + db.keys.slots()*sizeofPointer + n*sizeofRobj,
-			expires: int64(db.expires.Len())*sizeofDictEntry + db.expires.slots()*sizeofPointer,
+			main:    n*sizeofDictEntry + db.keys.Slots()*sizeofPointer + n*sizeofRobj,
+			expires: int64(db.expires.Len())*sizeofDictEntry + db.expires.Slots()*sizeofPointer,
 		}
 		dbs = append(dbs, o)
 	}

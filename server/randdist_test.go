@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/aofserver/aofserver/dict"
 )
 
 // Distribution of SRANDMEMBER and HRANDFIELD with a count, as Redis's
@@ -193,7 +195,7 @@ func uniq(l []string) []string {
 // the table grows, shrinks (a relocating rehash) or is stable.
 func TestDictFairRandomKeyRehashing(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
-	d := newDict[int](0)
+	d := dict.New[int](0)
 	for i := 0; i < 1000; i++ {
 		d.Set(strconv.Itoa(i), i)
 	}
@@ -201,7 +203,7 @@ func TestDictFairRandomKeyRehashing(t *testing.T) {
 		d.Delete(strconv.Itoa(i))
 	}
 	for _, phase := range []string{"shrinking", "stable"} {
-		if phase == "shrinking" && !d.rehashing() {
+		if phase == "shrinking" && !d.Rehashing() {
 			t.Fatal("expected a rehash in progress")
 		}
 		seen := map[string]bool{}

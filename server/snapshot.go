@@ -9,6 +9,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/aofserver/aofserver/dict"
 	"github.com/aofserver/aofserver/rdb"
 )
 
@@ -52,7 +53,7 @@ type snapshot struct {
 	sizes   []uint64
 	expires []uint64
 
-	ahead    ScanAhead // prefetching for the walk of dbs[dbIdx]
+	ahead    dict.ScanAhead // prefetching for the walk of dbs[dbIdx]
 	detached []*detachedDB
 	walkDone bool
 	aborted  bool
@@ -71,8 +72,8 @@ type snapshot struct {
 
 type detachedDB struct {
 	id      int
-	keys    *dict[entry]
-	expires *dict[int64]
+	keys    *dict.Dict[entry]
+	expires *dict.Dict[int64]
 	cursor  uint64
 }
 
@@ -537,7 +538,7 @@ func (sn *snapshot) step(budget int) bool {
 			})
 			if sn.cursor == 0 {
 				sn.dbIdx++
-				sn.ahead = ScanAhead{}
+				sn.ahead = dict.ScanAhead{}
 			}
 		}
 		if slow && written > 0 {

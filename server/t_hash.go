@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"unsafe"
 
+	"github.com/aofserver/aofserver/dict"
 	"github.com/aofserver/aofserver/rdb"
 	"github.com/aofserver/aofserver/rstring"
 )
@@ -21,7 +22,7 @@ import (
 //     hash-max-listpack-value bytes, and never converted back.
 type hashObj struct {
 	lp   [][2][]byte
-	dict *dict[[]byte]
+	dict *dict.Dict[[]byte]
 }
 
 func newHashListpack() *hashObj { return &hashObj{} }
@@ -64,7 +65,7 @@ func (h *hashObj) convertToHashtable() {
 	if h.dict != nil {
 		return
 	}
-	d := newDict[[]byte](len(h.lp))
+	d := dict.New[[]byte](len(h.lp))
 	for _, p := range h.lp {
 		d.Set(string(p[0]), p[1])
 	}
@@ -145,7 +146,7 @@ func (h *hashObj) clone() *hashObj {
 		}
 		return out
 	}
-	out := &hashObj{dict: newDict[[]byte](h.dict.Len())}
+	out := &hashObj{dict: dict.New[[]byte](h.dict.Len())}
 	h.dict.Range(func(k string, v *[]byte) bool {
 		out.dict.Set(k, cloneBytes(*v))
 		return true
@@ -184,7 +185,7 @@ func (h *hashObj) toRDB() *rdb.Value {
 func hashFromRDB(v *rdb.Value, s *Server) *hashObj {
 	h := newHashListpack()
 	if rdb.LoadedEncoding(v, serverLimits(s)) != rdb.EncListpack {
-		h.dict = newDict[[]byte](len(v.Hash))
+		h.dict = dict.New[[]byte](len(v.Hash))
 		for _, p := range v.Hash {
 			h.dict.Set(string(p[0]), cloneBytes(p[1]))
 		}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"unsafe"
 
+	"github.com/aofserver/aofserver/dict"
 	"github.com/aofserver/aofserver/rdb"
 	"github.com/aofserver/aofserver/rstring"
 )
@@ -24,12 +25,12 @@ const errLongRange = "ERR value is out of range, value must between -92233720368
 //   - hashtable: dict, never converted back.
 type setObj struct {
 	ints []int64
-	dict *dict[struct{}]
+	dict *dict.Dict[struct{}]
 }
 
 func newSetIntset() *setObj { return &setObj{} }
 
-func newSetHashtable(hint int) *setObj { return &setObj{dict: newDict[struct{}](hint)} }
+func newSetHashtable(hint int) *setObj { return &setObj{dict: dict.New[struct{}](hint)} }
 
 // newSetFor is setTypeCreate: intset if the first member is an integer.
 func newSetFor(first []byte) *setObj {
@@ -74,7 +75,7 @@ func (o *setObj) convertToHashtable() {
 	if o.dict != nil {
 		return
 	}
-	d := newDict[struct{}](len(o.ints))
+	d := dict.New[struct{}](len(o.ints))
 	var buf [20]byte
 	for _, v := range o.ints {
 		d.Set(string(strconv.AppendInt(buf[:0], v, 10)), struct{}{})
@@ -870,7 +871,7 @@ func (o *collScanOpts) filter(items [][]byte, per int) [][]byte {
 // items were collected or count*10 more buckets were visited. Callers pass
 // twice the COUNT for hashes and sorted sets (field and value both count),
 // as scanGenericCommand does.
-func collScanDict[V any](d *dict[V], cursor uint64, count int64, emit func(out [][]byte, k string, v *V) [][]byte) ([][]byte, uint64) {
+func collScanDict[V any](d *dict.Dict[V], cursor uint64, count int64, emit func(out [][]byte, k string, v *V) [][]byte) ([][]byte, uint64) {
 	var items [][]byte
 	maxIter := count * 10
 	for {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/aofserver/aofserver/dict"
 	"github.com/aofserver/aofserver/rdb"
 	"github.com/aofserver/aofserver/skiplist"
 )
@@ -25,7 +26,7 @@ import (
 type zsetObj struct {
 	lp   []zEntry
 	zsl  *skiplist.List
-	dict *dict[*skiplist.Node]
+	dict *dict.Dict[*skiplist.Node]
 }
 
 type zEntry struct {
@@ -36,7 +37,7 @@ type zEntry struct {
 func newZsetListpack() *zsetObj { return &zsetObj{} }
 
 func newZsetSkiplist(hint int) *zsetObj {
-	return &zsetObj{zsl: skiplist.New(), dict: newDict[*skiplist.Node](hint)}
+	return &zsetObj{zsl: skiplist.New(), dict: dict.New[*skiplist.Node](hint)}
 }
 
 func (z *zsetObj) encoding() string {
@@ -82,7 +83,7 @@ func (z *zsetObj) convertToSkiplist() {
 		return
 	}
 	zsl := skiplist.New()
-	d := newDict[*skiplist.Node](len(z.lp))
+	d := dict.New[*skiplist.Node](len(z.lp))
 	for _, e := range z.lp {
 		n := zsl.Insert(e.score, e.member)
 		d.Set(bstr(e.member), n)

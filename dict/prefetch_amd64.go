@@ -1,4 +1,4 @@
-package server
+package dict
 
 // prefetch asks the CPU to bring addr's cache line in, without waiting for
 // it: a hint, which never faults.

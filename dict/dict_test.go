@@ -1,4 +1,4 @@
-package server
+package dict
 
 import (
 	"fmt"
@@ -19,7 +19,7 @@ type testEntry struct {
 // bucket it sits in, per-table counts match the chains, ht[0] buckets
 // before rehashidx are empty, no key appears twice, and the free list only
 // holds released slots.
-func checkDict[V any](t testing.TB, d *dict[V]) {
+func checkDict[V any](t testing.TB, d *Dict[V]) {
 	t.Helper()
 	seen := make(map[string]bool, d.Len())
 	for ti := 0; ti < 2; ti++ {
@@ -44,16 +44,16 @@ func checkDict[V any](t testing.TB, d *dict[V]) {
 					t.Fatalf("ht[%d] bucket %d: chain loops", ti, i)
 				}
 				n := ht.ar.node(ref)
-				if got := int(dictHash(n.key) & uint64(size-1)); got != i {
-					t.Fatalf("key %q in ht[%d] bucket %d, hashes to %d", n.key, ti, i, got)
+				if got := int(dictHash(n.Key) & uint64(size-1)); got != i {
+					t.Fatalf("key %q in ht[%d] bucket %d, hashes to %d", n.Key, ti, i, got)
 				}
-				if n.hash != uint32(dictHash(n.key)) {
-					t.Fatalf("key %q: stored hash %#x is stale", n.key, n.hash)
+				if n.hash != uint32(dictHash(n.Key)) {
+					t.Fatalf("key %q: stored hash %#x is stale", n.Key, n.hash)
 				}
-				if seen[n.key] {
-					t.Fatalf("key %q stored twice", n.key)
+				if seen[n.Key] {
+					t.Fatalf("key %q stored twice", n.Key)
 				}
-				seen[n.key] = true
+				seen[n.Key] = true
 				count++
 				ref = n.next
 			}
@@ -67,7 +67,7 @@ func checkDict[V any](t testing.TB, d *dict[V]) {
 	}
 }
 
-func sameDict(t testing.TB, d *dict[int], model map[string]int) {
+func sameDict(t testing.TB, d *Dict[int], model map[string]int) {
 	t.Helper()
 	checkDict(t, d)
 	if d.Len() != len(model) {
@@ -93,7 +93,7 @@ func sameDict(t testing.TB, d *dict[int], model map[string]int) {
 
 func TestDictModelRandomOps(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	d := newDict[int](0)
+	d := New[int](0)
 	model := map[string]int{}
 	var grows, shrinks, maxLen int
 	const ops = 100_000
@@ -107,7 +107,7 @@ func TestDictModelRandomOps(t *testing.T) {
 		}
 		k := "k" + strconv.Itoa(r.IntN(keySpace))
 		prevSize := len(d.ht[0].buckets)
-		wasRehashing := d.rehashing()
+		wasRehashing := d.Rehashing()
 		op := r.IntN(100)
 		setPct, delPct := 60, 10
 		if (i/10000)%2 == 1 {
@@ -153,7 +153,7 @@ func TestDictModelRandomOps(t *testing.T) {
 		default:
 			d.RehashStep(1 + r.IntN(8))
 		}
-		if !wasRehashing && d.rehashing() {
+		if !wasRehashing && d.Rehashing() {
 			if len(d.ht[1].buckets) > prevSize {
 				grows++
 			} else {
@@ -186,7 +186,7 @@ func TestDictModelRandomOps(t *testing.T) {
 }
 
 func TestDictSetKeepsStoredKey(t *testing.T) {
-	d := newDict[int](0)
+	d := New[int](0)
 	k1 := string([]byte("same-key"))
 	k2 := string([]byte("same-key"))
 	if !d.Set(k1, 1) {
@@ -209,7 +209,7 @@ func TestDictSetKeepsStoredKey(t *testing.T) {
 }
 
 func TestDictEmpty(t *testing.T) {
-	for _, d := range []*dict[int]{newDict[int](0), newDict[int](100)} {
+	for _, d := range []*Dict[int]{New[int](0), New[int](100)} {
 		if _, ok := d.Get("x"); ok {
 			t.Fatal("Get on empty dict found a key")
 		}
@@ -230,7 +230,7 @@ func TestDictEmpty(t *testing.T) {
 		}
 		d.Range(func(string, *int) bool { t.Fatal("Range visited on empty dict"); return false })
 	}
-	d := newDict[int](0)
+	d := New[int](0)
 	d.Set("a", 1)
 	d.Clear()
 	if d.Len() != 0 || d.GetPtr("a") != nil {
@@ -244,14 +244,14 @@ func TestDictEmpty(t *testing.T) {
 
 func TestDictSizeHint(t *testing.T) {
 	for _, c := range []struct{ hint, size int }{{1, 4}, {4, 4}, {5, 8}, {1000, 1024}, {1024, 1024}} {
-		d := newDict[int](c.hint)
+		d := New[int](c.hint)
 		if got := len(d.ht[0].buckets); got != c.size {
 			t.Errorf("newDict(%d): %d buckets, want %d", c.hint, got, c.size)
 		}
 		for i := 0; i < c.hint; i++ {
 			d.Set(strconv.Itoa(i), i)
 		}
-		if d.rehashing() || len(d.ht[0].buckets) != c.size {
+		if d.Rehashing() || len(d.ht[0].buckets) != c.size {
 			t.Errorf("newDict(%d): resized while filling to the hint", c.hint)
 		}
 	}
@@ -260,19 +260,19 @@ func TestDictSizeHint(t *testing.T) {
 // TestDictResizePolicy checks Redis's thresholds: grow when used reaches
 // size, shrink when used falls under 10% of size.
 func TestDictResizePolicy(t *testing.T) {
-	d := newDict[int](0)
+	d := New[int](0)
 	for i := 0; i < 8; i++ {
 		d.Set(strconv.Itoa(i), i)
 	}
 	// The 4->8 grow may still be in progress, depending on the seed.
 	for d.RehashStep(1) {
 	}
-	if d.rehashing() || len(d.ht[0].buckets) != 8 {
-		t.Fatalf("8 keys: size %d rehashing %v, want 8 buckets and stable", len(d.ht[0].buckets), d.rehashing())
+	if d.Rehashing() || len(d.ht[0].buckets) != 8 {
+		t.Fatalf("8 keys: size %d rehashing %v, want 8 buckets and stable", len(d.ht[0].buckets), d.Rehashing())
 	}
 	d.Set("8", 8) // used == size before this insert: grow to 16
-	if !d.rehashing() || len(d.ht[1].buckets) != 16 {
-		t.Fatalf("9th key: want rehash to 16, got rehashing=%v size=%d", d.rehashing(), len(d.ht[1].buckets))
+	if !d.Rehashing() || len(d.ht[1].buckets) != 16 {
+		t.Fatalf("9th key: want rehash to 16, got rehashing=%v size=%d", d.Rehashing(), len(d.ht[1].buckets))
 	}
 	for d.RehashStep(1) {
 	}
@@ -288,18 +288,18 @@ func TestDictResizePolicy(t *testing.T) {
 	for i := 1000 - 1; i >= 103; i-- {
 		d.Delete(strconv.Itoa(i))
 	}
-	if d.rehashing() {
+	if d.Rehashing() {
 		t.Fatalf("shrinking at %d/1024 keys", d.Len())
 	}
 	d.Delete("102")
-	if !d.rehashing() || len(d.ht[1].buckets) != 128 {
-		t.Fatalf("102/1024 keys: want shrink to 128, got rehashing=%v size=%d", d.rehashing(), len(d.ht[1].buckets))
+	if !d.Rehashing() || len(d.ht[1].buckets) != 128 {
+		t.Fatalf("102/1024 keys: want shrink to 128, got rehashing=%v size=%d", d.Rehashing(), len(d.ht[1].buckets))
 	}
 	checkDict(t, d)
 }
 
 func TestDictScanCursorOrder(t *testing.T) {
-	d := newDict[int](8)
+	d := New[int](8)
 	for i := 0; i < 8; i++ {
 		d.Set(strconv.Itoa(i), i)
 	}
@@ -316,7 +316,7 @@ func TestDictScanCursorOrder(t *testing.T) {
 
 func TestDictScanStaticExactlyOnce(t *testing.T) {
 	for _, n := range []int{1, 5, 100, 1000, 4096, 5000} {
-		d := newDict[int](0)
+		d := New[int](0)
 		for i := 0; i < n; i++ {
 			d.Set("key:"+strconv.Itoa(i), i)
 		}
@@ -381,7 +381,7 @@ func TestDictScanGuarantee(t *testing.T) {
 	var callsGrowing, callsShrinking, resizes int
 	for trial := 0; trial < 30; trial++ {
 		r := rand.New(rand.NewPCG(uint64(trial), 7))
-		d := newDict[int](0)
+		d := New[int](0)
 		stable := 20 + r.IntN(300)
 		for i := 0; i < stable; i++ {
 			d.Set("s"+strconv.Itoa(i), i)
@@ -395,7 +395,7 @@ func TestDictScanGuarantee(t *testing.T) {
 			if calls > 1<<20 {
 				t.Fatalf("trial %d: scan did not terminate", trial)
 			}
-			if d.rehashing() {
+			if d.Rehashing() {
 				if len(d.ht[1].buckets) > len(d.ht[0].buckets) {
 					callsGrowing++
 				} else {
@@ -457,7 +457,7 @@ func TestDictScanGuarantee(t *testing.T) {
 
 func TestDictRandomKey(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	d := newDict[int](0)
+	d := New[int](0)
 	for i := 0; i < 1000; i++ {
 		d.Set("r"+strconv.Itoa(i), i)
 	}
@@ -482,7 +482,7 @@ func TestDictRandomKey(t *testing.T) {
 	// While rehashing in both directions, only live keys come back, from
 	// both tables.
 	for _, shrink := range []bool{false, true} {
-		d := newDict[int](0)
+		d := New[int](0)
 		n := 1024
 		for i := 0; i < n; i++ {
 			d.Set("r"+strconv.Itoa(i), i)
@@ -505,11 +505,11 @@ func TestDictRandomKey(t *testing.T) {
 			d.Set("extra", 0)
 			live["extra"] = true
 		}
-		if !d.rehashing() {
+		if !d.Rehashing() {
 			t.Fatalf("shrink=%v: expected a rehash in progress", shrink)
 		}
 		d.RehashStep(4)
-		if !d.rehashing() {
+		if !d.Rehashing() {
 			t.Fatalf("shrink=%v: rehash ended too early", shrink)
 		}
 		fromOld := 0
@@ -521,25 +521,25 @@ func TestDictRandomKey(t *testing.T) {
 			if p := d.GetPtr(k); p != v {
 				t.Fatalf("shrink=%v: RandomKey pointer differs from GetPtr", shrink)
 			}
-			if d.rehashing() && dictInTable(d, 0, k) {
+			if d.Rehashing() && dictInTable(d, 0, k) {
 				fromOld++
 			}
 		}
-		if d.rehashing() && fromOld == 0 {
+		if d.Rehashing() && fromOld == 0 {
 			t.Fatalf("shrink=%v: RandomKey never picked from the old table", shrink)
 		}
 	}
 }
 
 // dictInTable reports whether key currently sits in d.ht[t].
-func dictInTable[V any](d *dict[V], t int, key string) bool {
+func dictInTable[V any](d *Dict[V], t int, key string) bool {
 	ht := &d.ht[t]
 	if len(ht.buckets) == 0 {
 		return false
 	}
 	for ref := ht.buckets[dictHash(key)&uint64(len(ht.buckets)-1)]; ref != 0; {
 		n := ht.ar.node(ref)
-		if n.key == key {
+		if n.Key == key {
 			return true
 		}
 		ref = n.next
@@ -548,7 +548,7 @@ func dictInTable[V any](d *dict[V], t int, key string) bool {
 }
 
 func TestDictRange(t *testing.T) {
-	d := newDict[int](0)
+	d := New[int](0)
 	for i := 0; i < 3000; i++ {
 		d.Set(strconv.Itoa(i), i)
 	}
@@ -583,7 +583,7 @@ func TestDictRange(t *testing.T) {
 // a GetPtr pointer stays valid across other lookups, even while a shrink is
 // relocating nodes.
 func TestDictPointersSurviveLookups(t *testing.T) {
-	d := newDict[int](0)
+	d := New[int](0)
 	for i := 0; i < 4096; i++ {
 		d.Set(strconv.Itoa(i), i)
 	}
@@ -594,7 +594,7 @@ func TestDictPointersSurviveLookups(t *testing.T) {
 			d.Delete(strconv.Itoa(i))
 		}
 	}
-	if !d.rehashing() || !d.relocating() {
+	if !d.Rehashing() || !d.relocating() {
 		t.Fatal("expected a shrinking rehash in progress")
 	}
 	p := d.GetPtr("0")
@@ -616,7 +616,7 @@ func TestDictPointersSurviveLookups(t *testing.T) {
 }
 
 func TestDictShrinkReleasesMemory(t *testing.T) {
-	d := newDict[testEntry](0)
+	d := New[testEntry](0)
 	for i := 0; i < 100_000; i++ {
 		d.Set(strconv.Itoa(i), testEntry{m: uint64(i)})
 	}
@@ -666,7 +666,7 @@ func TestDictArenaLocate(t *testing.T) {
 }
 
 func TestDictGetDoesNotAllocate(t *testing.T) {
-	d := newDict[testEntry](0)
+	d := New[testEntry](0)
 	keys := make([]string, 10000)
 	for i := range keys {
 		keys[i] = "key:" + strconv.Itoa(i)
@@ -717,7 +717,7 @@ func bytesPerKey(n int, fill func(keys []string) any) float64 {
 }
 
 func fillDict(keys []string) any {
-	d := newDict[testEntry](0)
+	d := New[testEntry](0)
 	for i, k := range keys {
 		d.Set(k, testEntry{m: uint64(i)})
 	}
@@ -761,7 +761,7 @@ func FuzzDictOps(f *testing.F) {
 	}
 	f.Add(seq)
 	f.Fuzz(func(t *testing.T, ops []byte) {
-		d := newDict[int](0)
+		d := New[int](0)
 		model := map[string]int{}
 		cursor := uint64(0)
 		for i := 0; i+1 < len(ops); i += 2 {
@@ -816,7 +816,7 @@ const benchN = 1 << 20
 // 1M ops), so growth and rehashing are included.
 func BenchmarkDictSet(b *testing.B) {
 	keys := benchKeys(benchN)
-	d := newDict[testEntry](0)
+	d := New[testEntry](0)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -842,7 +842,7 @@ func BenchmarkGoMapSet(b *testing.B) {
 
 func BenchmarkDictGet(b *testing.B) {
 	keys := benchKeys(benchN)
-	d := fillDict(keys).(*dict[testEntry])
+	d := fillDict(keys).(*Dict[testEntry])
 	for d.RehashStep(1000) {
 	}
 	b.ReportAllocs()
@@ -880,7 +880,7 @@ func BenchmarkDictBytesPerKey(b *testing.B) {
 // value read and written), with and without PrefetchScan.
 func BenchmarkDictScanWalk(b *testing.B) {
 	keys := benchKeys(benchN)
-	d := newDict[testEntry](0)
+	d := New[testEntry](0)
 	for i, k := range keys {
 		d.Set(k, testEntry{m: uint64(i)})
 	}

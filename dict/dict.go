@@ -1,4 +1,7 @@
-package server
+// Package dict is the hash table of the keyspace and of hash, set and sorted
+// set values: Redis 7.0's dict.c (incremental rehash, reverse-binary SCAN
+// cursors, random sampling) over a slab arena.
+package dict
 
 import (
 	"hash/maphash"
@@ -7,8 +10,8 @@ import (
 	"unsafe"
 )
 
-// dict is a chained hash table with incremental rehashing modelled on
-// Redis's dict.c (7.0). It exists instead of a Go map because the keyspace
+// Dict is a chained hash table with incremental rehashing modelled on
+// Redis's Dict.c (7.0). It exists instead of a Go map because the keyspace
 // needs what a map cannot give:
 //
 //   - SCAN's guarantee: an element present for the whole scan is returned at
@@ -40,8 +43,8 @@ import (
 // rehash steps only while growing (which never moves a node); a shrinking
 // rehash is driven by Set, Delete and RehashStep alone.
 //
-// A dict is not safe for concurrent use; the server calls it under its lock.
-type dict[V any] struct {
+// A Dict is not safe for concurrent use; callers serialise access.
+type Dict[V any] struct {
 	ht [2]dictTable[V]
 	// rehashidx is the next ht[0] bucket to move to ht[1], or -1 when not
 	// rehashing.
@@ -54,9 +57,10 @@ type dictTable[V any] struct {
 	ar      *dictArena[V]
 }
 
-type dictNode[V any] struct {
-	key string
-	val V
+// Node is one entry, as SomeKeys hands them out.
+type Node[V any] struct {
+	Key string
+	Val V
 	// hash is the low 32 bits of the key's hash. It usually fits in padding
 	// after next, lets lookups skip the key comparison (a cache miss) for
 	// most other nodes of a chain, and lets rehash place a node without
@@ -79,10 +83,10 @@ var dictSeed = maphash.MakeSeed()
 
 func dictHash(key string) uint64 { return maphash.String(dictSeed, key) }
 
-// newDict returns an empty dict; sizeHint > 0 preallocates buckets for that
+// New returns an empty dict; sizeHint > 0 preallocates buckets for that
 // many keys (as dictExpand before a bulk load).
-func newDict[V any](sizeHint int) *dict[V] {
-	d := &dict[V]{rehashidx: -1}
+func New[V any](sizeHint int) *Dict[V] {
+	d := &Dict[V]{rehashidx: -1}
 	d.ht[0].ar = &dictArena[V]{}
 	if sizeHint > 0 {
 		d.ht[0].buckets = make([]uint32, dictNextSize(sizeHint))
@@ -103,7 +107,7 @@ func dictNextSize(n int) int {
 
 // Reserve makes room for n keys at once (Redis's dictExpand on an RDB
 // RESIZEDB hint), so that loading does not grow the table step by step.
-func (d *dict[V]) Reserve(n int) {
+func (d *Dict[V]) Reserve(n int) {
 	if d.rehashidx >= 0 || n <= len(d.ht[0].buckets) {
 		return
 	}
@@ -115,27 +119,27 @@ func (d *dict[V]) Reserve(n int) {
 }
 
 // Len returns the number of keys.
-func (d *dict[V]) Len() int { return d.ht[0].used + d.ht[1].used }
+func (d *Dict[V]) Len() int { return d.ht[0].used + d.ht[1].used }
 
-// slots is dictSlots: the buckets of both tables.
-func (d *dict[V]) slots() int64 { return int64(len(d.ht[0].buckets) + len(d.ht[1].buckets)) }
+// Slots is dictSlots: the buckets of both tables.
+func (d *Dict[V]) Slots() int64 { return int64(len(d.ht[0].buckets) + len(d.ht[1].buckets)) }
 
-func (d *dict[V]) rehashing() bool { return d.rehashidx >= 0 }
+func (d *Dict[V]) Rehashing() bool { return d.rehashidx >= 0 }
 
 // relocating reports whether the running rehash copies nodes into a fresh
 // arena (a shrink). Lookups must then not step, or they would invalidate
 // pointers they handed out.
-func (d *dict[V]) relocating() bool { return d.ht[0].ar != d.ht[1].ar }
+func (d *Dict[V]) relocating() bool { return d.ht[0].ar != d.ht[1].ar }
 
 // lookupStep is the rehash step taken by read-only operations.
-func (d *dict[V]) lookupStep() {
+func (d *Dict[V]) lookupStep() {
 	if d.rehashidx >= 0 && !d.relocating() {
 		d.rehash(1)
 	}
 }
 
 // Get returns the value stored under key. It does not allocate.
-func (d *dict[V]) Get(key string) (V, bool) {
+func (d *Dict[V]) Get(key string) (V, bool) {
 	if p := d.GetPtr(key); p != nil {
 		return *p, true
 	}
@@ -145,7 +149,7 @@ func (d *dict[V]) Get(key string) (V, bool) {
 
 // GetPtr returns a pointer to the value stored under key, or nil. The
 // pointer is valid until the next Set, Delete, Clear or RehashStep.
-func (d *dict[V]) GetPtr(key string) *V {
+func (d *Dict[V]) GetPtr(key string) *V {
 	if d.Len() == 0 {
 		return nil
 	}
@@ -156,8 +160,8 @@ func (d *dict[V]) GetPtr(key string) *V {
 		if len(ht.buckets) > 0 {
 			for ref := ht.buckets[h&uint64(len(ht.buckets)-1)]; ref != 0; {
 				n := ht.ar.node(ref)
-				if n.hash == uint32(h) && n.key == key {
-					return &n.val
+				if n.hash == uint32(h) && n.Key == key {
+					return &n.Val
 				}
 				ref = n.next
 			}
@@ -172,7 +176,7 @@ func (d *dict[V]) GetPtr(key string) *V {
 // Set stores v under key and reports whether the key is new. An existing
 // key keeps its stored key string; a new one stores key itself, so the
 // caller must pass a string it owns.
-func (d *dict[V]) Set(key string, v V) (added bool) {
+func (d *Dict[V]) Set(key string, v V) (added bool) {
 	if d.rehashidx >= 0 {
 		d.rehash(1)
 	}
@@ -182,8 +186,8 @@ func (d *dict[V]) Set(key string, v V) (added bool) {
 		if len(ht.buckets) > 0 {
 			for ref := ht.buckets[h&uint64(len(ht.buckets)-1)]; ref != 0; {
 				n := ht.ar.node(ref)
-				if n.hash == uint32(h) && n.key == key {
-					n.val = v
+				if n.hash == uint32(h) && n.Key == key {
+					n.Val = v
 					return false
 				}
 				ref = n.next
@@ -199,7 +203,7 @@ func (d *dict[V]) Set(key string, v V) (added bool) {
 		ht = &d.ht[1]
 	}
 	ref, n := ht.ar.alloc()
-	n.key, n.val, n.hash = key, v, uint32(h)
+	n.Key, n.Val, n.hash = key, v, uint32(h)
 	// New entries go to the head of the chain, as in Redis: recently added
 	// keys tend to be accessed more.
 	b := &ht.buckets[h&uint64(len(ht.buckets)-1)]
@@ -210,7 +214,7 @@ func (d *dict[V]) Set(key string, v V) (added bool) {
 }
 
 // Delete removes key and returns its value.
-func (d *dict[V]) Delete(key string) (old V, ok bool) {
+func (d *Dict[V]) Delete(key string) (old V, ok bool) {
 	if d.Len() == 0 {
 		return old, false
 	}
@@ -224,9 +228,9 @@ func (d *dict[V]) Delete(key string) (old V, ok bool) {
 			link := &ht.buckets[h&uint64(len(ht.buckets)-1)]
 			for ref := *link; ref != 0; ref = *link {
 				n := ht.ar.node(ref)
-				if n.hash == uint32(h) && n.key == key {
+				if n.hash == uint32(h) && n.Key == key {
 					*link = n.next
-					old = n.val
+					old = n.Val
 					ht.used--
 					ht.ar.release(ref, n)
 					d.shrinkIfNeeded()
@@ -244,7 +248,7 @@ func (d *dict[V]) Delete(key string) (old V, ok bool) {
 
 // expandIfNeeded is _dictExpandIfNeeded: allocate the first table, or start
 // growing when ht[0] is full (load factor 1). Never while rehashing.
-func (d *dict[V]) expandIfNeeded() {
+func (d *Dict[V]) expandIfNeeded() {
 	if d.rehashidx >= 0 {
 		return
 	}
@@ -261,7 +265,7 @@ func (d *dict[V]) expandIfNeeded() {
 // shrinkIfNeeded starts a shrinking rehash when ht[0] is under 10% full
 // (Redis's htNeedsResize + dictResize, done here on delete instead of only
 // in the cron so a table never stays sparse).
-func (d *dict[V]) shrinkIfNeeded() {
+func (d *Dict[V]) shrinkIfNeeded() {
 	if d.rehashidx >= 0 {
 		return
 	}
@@ -280,7 +284,7 @@ func (d *dict[V]) shrinkIfNeeded() {
 
 // resize starts rehashing ht[0] into a new table sized for n keys. A shrink
 // gets a fresh arena so the old one can be dropped when the rehash ends.
-func (d *dict[V]) resize(n int, shrink bool) {
+func (d *Dict[V]) resize(n int, shrink bool) {
 	size := dictNextSize(n)
 	if size == len(d.ht[0].buckets) {
 		return
@@ -297,7 +301,7 @@ func (d *dict[V]) resize(n int, shrink bool) {
 // server cron's incrementallyRehash) and reports whether rehashing remains.
 // When no rehash is running it first checks whether the table should
 // shrink.
-func (d *dict[V]) RehashStep(n int) bool {
+func (d *Dict[V]) RehashStep(n int) bool {
 	if d.rehashidx < 0 {
 		d.shrinkIfNeeded()
 		if d.rehashidx < 0 {
@@ -310,7 +314,7 @@ func (d *dict[V]) RehashStep(n int) bool {
 // rehash is dictRehash: move up to n non-empty buckets, visiting at most
 // n*10 empty ones, and finish the rehash when ht[0] is empty. It reports
 // whether rehashing remains.
-func (d *dict[V]) rehash(n int) bool {
+func (d *Dict[V]) rehash(n int) bool {
 	if d.rehashidx < 0 {
 		return false
 	}
@@ -334,7 +338,7 @@ func (d *dict[V]) rehash(n int) bool {
 				// The whole source arena is dropped when the rehash ends, so
 				// the old slot is not put on a free list.
 				nref, ne := dst.ar.alloc()
-				ne.key, ne.val, ne.hash, ne.next = e.key, e.val, e.hash, *b
+				ne.Key, ne.Val, ne.hash, ne.next = e.Key, e.Val, e.hash, *b
 				*b = nref
 			} else {
 				e.next = *b
@@ -366,7 +370,7 @@ func (d *dict[V]) rehash(n int) bool {
 // of the larger table that expands from it. Keys present for the whole scan
 // are returned at least once; some may be returned more than once. fn must
 // not modify d.
-func (d *dict[V]) Scan(cursor uint64, fn func(key string, v *V)) uint64 {
+func (d *Dict[V]) Scan(cursor uint64, fn func(key string, v *V)) uint64 {
 	if d.Len() == 0 {
 		return 0
 	}
@@ -414,7 +418,7 @@ const scanAheadK = 8
 // of the near one (whose bucket was asked for earlier). A walk of a table
 // larger than the caches otherwise waits for both misses at every
 // bucket. Hints only; nothing while rehashing.
-func (d *dict[V]) PrefetchScan(cursor uint64, a *ScanAhead) {
+func (d *Dict[V]) PrefetchScan(cursor uint64, a *ScanAhead) {
 	if d.rehashidx >= 0 || len(d.ht[0].buckets) == 0 {
 		return
 	}
@@ -447,14 +451,14 @@ func (ht *dictTable[V]) emit(ref uint32, fn func(string, *V)) {
 	for ref != 0 {
 		n := ht.ar.node(ref)
 		ref = n.next // read before fn, which must not mutate anyway
-		fn(n.key, &n.val)
+		fn(n.Key, &n.Val)
 	}
 }
 
 // RandomKey returns a random entry (dictGetRandomKey: a random non-empty
 // bucket, then a random element of its chain, so keys in long chains are
 // slightly less likely). r may be nil to use the global source.
-func (d *dict[V]) RandomKey(r *rand.Rand) (key string, v *V, ok bool) {
+func (d *Dict[V]) RandomKey(r *rand.Rand) (key string, v *V, ok bool) {
 	if d.Len() == 0 {
 		return "", nil, false
 	}
@@ -494,7 +498,7 @@ func (d *dict[V]) RandomKey(r *rand.Rand) (key string, v *V, ok bool) {
 		ref = ht.ar.node(ref).next
 	}
 	n := ht.ar.node(ref)
-	return n.key, &n.val, true
+	return n.Key, &n.Val, true
 }
 
 // dictFairSample is GETFAIR_NUM_ENTRIES: how many entries FairRandomKey
@@ -506,7 +510,7 @@ const dictFairSample = 15
 // entry among up to 15 gathered from consecutive buckets (dictGetSomeKeys),
 // so that a key's chance does not depend on the length of its chain as
 // with RandomKey. r may be nil to use the global source.
-func (d *dict[V]) FairRandomKey(r *rand.Rand) (key string, v *V, ok bool) {
+func (d *Dict[V]) FairRandomKey(r *rand.Rand) (key string, v *V, ok bool) {
 	if d.Len() == 0 {
 		return "", nil, false
 	}
@@ -514,22 +518,22 @@ func (d *dict[V]) FairRandomKey(r *rand.Rand) (key string, v *V, ok bool) {
 	if r != nil {
 		rnd = r.Uint64
 	}
-	var picked [dictFairSample]*dictNode[V]
-	n := d.someKeys(picked[:], rnd)
+	var picked [dictFairSample]*Node[V]
+	n := d.SomeKeys(picked[:], rnd)
 	if n == 0 {
 		return d.RandomKey(r)
 	}
 	e := picked[rnd()%uint64(n)]
-	return e.key, &e.val, true
+	return e.Key, &e.Val, true
 }
 
-// someKeys is dictGetSomeKeys: it fills out with entries of consecutive
+// SomeKeys is dictGetSomeKeys: it fills out with entries of consecutive
 // buckets from a random point of the larger table, jumping elsewhere
 // after a run of empty buckets, in at most 10 steps per wanted entry; it
 // may return fewer (even none).
-func (d *dict[V]) someKeys(out []*dictNode[V], rnd func() uint64) int {
+func (d *Dict[V]) SomeKeys(out []*Node[V], rnd func() uint64) int {
 	count := min(len(out), d.Len())
-	for j := 0; j < count && d.rehashing(); j++ {
+	for j := 0; j < count && d.Rehashing(); j++ {
 		d.lookupStep()
 		if d.relocating() {
 			break
@@ -537,7 +541,7 @@ func (d *dict[V]) someKeys(out []*dictNode[V], rnd func() uint64) int {
 	}
 	tables := 1
 	maxMask := uint64(len(d.ht[0].buckets) - 1)
-	if d.rehashing() {
+	if d.Rehashing() {
 		tables = 2
 		maxMask = max(maxMask, uint64(len(d.ht[1].buckets)-1))
 	}
@@ -582,14 +586,14 @@ func (d *dict[V]) someKeys(out []*dictNode[V], rnd func() uint64) int {
 
 // Range calls fn for every entry until fn returns false. fn must not modify
 // d.
-func (d *dict[V]) Range(fn func(key string, v *V) bool) {
+func (d *Dict[V]) Range(fn func(key string, v *V) bool) {
 	for t := 0; t < 2; t++ {
 		ht := &d.ht[t]
 		for _, ref := range ht.buckets {
 			for ref != 0 {
 				n := ht.ar.node(ref)
 				ref = n.next
-				if !fn(n.key, &n.val) {
+				if !fn(n.Key, &n.Val) {
 					return
 				}
 			}
@@ -601,14 +605,14 @@ func (d *dict[V]) Range(fn func(key string, v *V) bool) {
 }
 
 // Clear removes every entry and releases the table's memory.
-func (d *dict[V]) Clear() {
-	*d = dict[V]{rehashidx: -1}
+func (d *Dict[V]) Clear() {
+	*d = Dict[V]{rehashidx: -1}
 	d.ht[0].ar = &dictArena[V]{}
 }
 
 // MemoryUsage approximates the bytes held by the table itself: bucket arrays
 // and node pages, excluding what keys and values point to.
-func (d *dict[V]) MemoryUsage() int64 {
+func (d *Dict[V]) MemoryUsage() int64 {
 	total := int64(unsafe.Sizeof(*d))
 	for t := 0; t < 2; t++ {
 		total += 4 * int64(cap(d.ht[t].buckets))
@@ -627,7 +631,7 @@ func (d *dict[V]) MemoryUsage() int64 {
 //	page 0: refs [0, 16)        page 1: [16, 32)     page 2: [32, 64) ...
 //	page 9: [4096, 8192)        page 10+: 4096 refs each
 type dictArena[V any] struct {
-	pages [][]dictNode[V]
+	pages [][]Node[V]
 	n     uint32 // slots handed out so far (high-water mark)
 	free  uint32 // head of the free list, index+1; 0 = empty
 }
@@ -666,13 +670,13 @@ func dictPageSize(p int) int {
 }
 
 // node returns the node for ref (index+1), which must be live.
-func (a *dictArena[V]) node(ref uint32) *dictNode[V] {
+func (a *dictArena[V]) node(ref uint32) *Node[V] {
 	p, o := dictLocate(ref - 1)
 	return &a.pages[p][o]
 }
 
 // alloc returns a zeroed slot, reusing freed ones first.
-func (a *dictArena[V]) alloc() (uint32, *dictNode[V]) {
+func (a *dictArena[V]) alloc() (uint32, *Node[V]) {
 	if ref := a.free; ref != 0 {
 		n := a.node(ref)
 		a.free = n.next
@@ -680,11 +684,11 @@ func (a *dictArena[V]) alloc() (uint32, *dictNode[V]) {
 		return ref, n
 	}
 	if a.n >= dictMaxNodes {
-		panic("server: dict: more than 2^32-2 entries")
+		panic("dict: more than 2^32-2 entries")
 	}
 	p, o := dictLocate(a.n)
 	if int(p) == len(a.pages) {
-		a.pages = append(a.pages, make([]dictNode[V], dictPageSize(int(p))))
+		a.pages = append(a.pages, make([]Node[V], dictPageSize(int(p))))
 	}
 	a.n++
 	return a.n, &a.pages[p][o]
@@ -692,13 +696,13 @@ func (a *dictArena[V]) alloc() (uint32, *dictNode[V]) {
 
 // release zeroes a slot (so the GC can free what it referenced) and puts it
 // on the free list.
-func (a *dictArena[V]) release(ref uint32, n *dictNode[V]) {
-	*n = dictNode[V]{next: a.free}
+func (a *dictArena[V]) release(ref uint32, n *Node[V]) {
+	*n = Node[V]{next: a.free}
 	a.free = ref
 }
 
 func (a *dictArena[V]) memoryUsage() int64 {
-	var node dictNode[V]
+	var node Node[V]
 	total := int64(0)
 	for _, p := range a.pages {
 		total += int64(cap(p)) * int64(unsafe.Sizeof(node))
