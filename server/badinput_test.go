@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
@@ -20,6 +18,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/aofserver/aofserver/config"
+
+	"github.com/aofserver/aofserver/internal/testsrv"
 )
 
 // Helpers of this file are prefixed "bi" so they never collide with the
@@ -53,58 +53,17 @@ func biStartOurs(t testing.TB, args ...string) string {
 	return s.Addr().String()
 }
 
-func biFreePort(t testing.TB) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
+func biFreePort(t testing.TB) int { return testsrv.FreePort(t) }
 
 // biNeedBinary skips (or fails under CI=true) when path is missing.
-func biNeedBinary(t testing.TB, path string) {
-	t.Helper()
-	if _, err := os.Stat(path); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is required under CI: %v", path, err)
-		}
-		t.Skipf("%s not installed", path)
-	}
-}
+func biNeedBinary(t testing.TB, path string) { t.Helper(); testsrv.Need(t, path) }
 
-// biStartRedis runs the real redis-server 7.0 on a free 127.0.0.1 port.
+// biStartRedis runs the real redis-server 7.0 on a free 127.0.0.1 port,
+// on its default DEBUG and log settings.
 func biStartRedis(t testing.TB, args ...string) string {
 	t.Helper()
-	biNeedBinary(t, "/usr/bin/redis-server")
-	port := biFreePort(t)
-	dir := t.TempDir()
-	all := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir}, args...)
-	cmd := exec.Command("/usr/bin/redis-server", all...)
-	var logBuf bytes.Buffer
-	cmd.Stdout = &logBuf
-	cmd.Stderr = &logBuf
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		c, err := net.DialTimeout("tcp", addr, time.Second)
-		if err == nil {
-			c.Close()
-			return addr
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("redis-server did not start: %v\n%s", err, logBuf.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	all := append([]string{"--enable-debug-command", "no", "--logfile", ""}, args...)
+	return testsrv.StartRedis(t, "", all...).Addr()
 }
 
 // biExchange sends input on a fresh connection and collects everything

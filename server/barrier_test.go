@@ -12,6 +12,8 @@ import (
 
 	"github.com/aofserver/aofserver/config"
 	"github.com/aofserver/aofserver/fsx"
+
+	"github.com/aofserver/aofserver/internal/testsrv"
 )
 
 // gateFS wraps the OS file system; while closed, Sync of an AOF file blocks.
@@ -248,11 +250,5 @@ func TestEverysecDoesNotWaitForFsync(t *testing.T) {
 // into a failure, it measures nothing.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up waiting for %s", what)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+	testsrv.WaitFor(t, 20*time.Second, what, cond)
 }

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/aofserver/aofserver/internal/testsrv"
 )
 
 // Differential tests of the COMMAND family against redis-server 7.0.15:
@@ -157,7 +159,7 @@ func TestDiffCommandMetadata(t *testing.T) {
 // TestRedisCliHelp compares redis-cli's help, built from COMMAND DOCS
 // (argument hints included), against both servers.
 func TestRedisCliHelp(t *testing.T) {
-	const cli = "/usr/bin/redis-cli"
+	const cli = testsrv.RedisBinDir + "/redis-cli"
 	if _, err := os.Stat(cli); err != nil {
 		requireRedis(t) // skips, or fails under CI, like the server itself
 		t.Skipf("%s not installed", cli)

@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/aofserver/aofserver/internal/testsrv"
 )
 
 // Replication tests against a real redis-server 7.0 on the other end of
@@ -27,13 +29,7 @@ func replInfo(rc *respConn, field string) string { return infoField(rc, "replica
 // eventually polls cond until it holds; the deadline only bounds a failure.
 func eventually(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testsrv.WaitFor(t, 30*time.Second, what, cond)
 }
 
 func fillDataset(t testing.TB, rc *respConn) {

@@ -2,45 +2,26 @@ package server
 
 import (
 	"bufio"
-	"bytes"
 	"context"
-	"errors"
-	"fmt"
-	"io"
 	"net"
-	"os"
 	"os/exec"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/aofserver/aofserver/config"
+
+	"github.com/aofserver/aofserver/internal/testsrv"
 )
 
 // Shared helpers for tests that talk RESP over TCP to our server and to a
 // real redis-server 7.0. Every address is 127.0.0.1.
 
-const redisServerPath = "/usr/bin/redis-server"
+const redisServerPath = testsrv.RedisServerPath
 
 // lockedBuffer collects log output written from server goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
+type lockedBuffer = testsrv.SyncBuf
 
 // testServer is our server running in-process on a free port.
 type testServer struct {
@@ -112,93 +93,22 @@ type realRedis struct {
 }
 
 // requireRedis skips (or, under CI=true, fails) when redis-server is absent.
-func requireRedis(t testing.TB) {
-	t.Helper()
-	if _, err := os.Stat(redisServerPath); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is required under CI: %v", redisServerPath, err)
-		}
-		t.Skipf("%s not installed", redisServerPath)
-	}
-}
+func requireRedis(t testing.TB) { t.Helper(); testsrv.NeedRedis(t) }
 
-func freePort(t testing.TB) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	return port
-}
+func freePort(t testing.TB) int { return testsrv.FreePort(t) }
 
 // startRealRedis starts /usr/bin/redis-server on a free 127.0.0.1 port
 // with no persistence and DEBUG enabled; args override. It is killed when
 // the test ends.
 func startRealRedis(t testing.TB, args ...string) *realRedis {
 	t.Helper()
-	requireRedis(t)
-	dir := t.TempDir()
-	var lastErr error
-	for attempt := 0; attempt < 3; attempt++ { // the free port may be taken meanwhile
-		port := freePort(t)
-		all := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "",
-			"--appendonly", "no", "--dir", dir, "--enable-debug-command", "yes", "--daemonize", "no",
-			"--logfile", "redis.log"}, args...)
-		cmd := exec.Command(redisServerPath, all...)
-		cmd.Dir = dir
-		if err := cmd.Start(); err != nil {
-			t.Fatalf("starting redis-server: %v", err)
-		}
-		exited := make(chan struct{})
-		go func() { cmd.Wait(); close(exited) }()
-		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-		if lastErr = waitPing(addr, exited); lastErr == nil {
-			t.Cleanup(func() {
-				cmd.Process.Kill()
-				<-exited
-			})
-			return &realRedis{addr: addr, dir: dir, cmd: cmd}
-		}
-		cmd.Process.Kill()
-		<-exited
-	}
-	log, _ := os.ReadFile(dir + "/redis.log")
-	t.Fatalf("redis-server did not answer PING: %v\n%s", lastErr, log)
-	return nil
+	p := testsrv.StartRedis(t, "", args...)
+	return &realRedis{addr: p.Addr(), dir: p.Dir, cmd: p.Cmd}
 }
 
+// waitPing waits until addr answers PING, failing when exited closes.
 func waitPing(addr string, exited <-chan struct{}) error {
-	deadline := time.Now().Add(5 * time.Second)
-	var err error
-	for time.Now().Before(deadline) {
-		select {
-		case <-exited:
-			return errors.New("redis-server exited")
-		default:
-		}
-		var nc net.Conn
-		nc, err = net.DialTimeout("tcp", addr, time.Second)
-		if err == nil {
-			nc.SetDeadline(time.Now().Add(time.Second))
-			_, err = nc.Write([]byte("*1\r\n$4\r\nPING\r\n"))
-			if err == nil {
-				var raw string
-				raw, err = readRaw(bufio.NewReader(nc))
-				if err == nil && raw == "+PONG\r\n" {
-					nc.Close()
-					return nil
-				}
-				if err == nil {
-					err = fmt.Errorf("PING replied %q", raw)
-				}
-			}
-			nc.Close()
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	return err
+	return testsrv.Ping(addr, exited, 5*time.Second)
 }
 
 // respConn is a tiny RESP client returning raw reply bytes, so that
@@ -211,31 +121,15 @@ type respConn struct {
 
 func dial(t testing.TB, addr string) *respConn {
 	t.Helper()
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil || host != "127.0.0.1" {
-		t.Fatalf("refusing to connect to %q: tests only talk to 127.0.0.1", addr)
-	}
-	nc, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	c, err := testsrv.DialConn(addr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { nc.Close() })
-	return &respConn{t: t, nc: nc, br: bufio.NewReader(nc)}
+	t.Cleanup(func() { c.Close() })
+	return &respConn{t: t, nc: c.NC, br: c.BR}
 }
 
-func appendMultibulk(b []byte, args ...string) []byte {
-	b = append(b, '*')
-	b = strconv.AppendInt(b, int64(len(args)), 10)
-	b = append(b, '\r', '\n')
-	for _, a := range args {
-		b = append(b, '$')
-		b = strconv.AppendInt(b, int64(len(a)), 10)
-		b = append(b, '\r', '\n')
-		b = append(b, a...)
-		b = append(b, '\r', '\n')
-	}
-	return b
-}
+func appendMultibulk(b []byte, args ...string) []byte { return testsrv.AppendMultibulk(b, args...) }
 
 // send writes one command without reading its reply.
 func (r *respConn) send(args ...string) {
@@ -266,62 +160,7 @@ func (r *respConn) do(args ...string) string {
 
 // readRaw reads one RESP2/RESP3 reply (nested aggregates included) and
 // returns its exact bytes.
-func readRaw(br *bufio.Reader) (string, error) {
-	var sb strings.Builder
-	err := readValue(br, &sb, 0)
-	return sb.String(), err
-}
-
-func readValue(br *bufio.Reader, sb *strings.Builder, depth int) error {
-	if depth > 64 {
-		return errors.New("reply nested too deeply")
-	}
-	line, err := br.ReadString('\n')
-	if err != nil {
-		return err
-	}
-	if len(line) < 3 || line[len(line)-2] != '\r' {
-		return fmt.Errorf("bad reply line %q", line)
-	}
-	sb.WriteString(line)
-	body := line[1 : len(line)-2]
-	switch line[0] {
-	case '+', '-', ':', '_', ',', '#', '(':
-		return nil
-	case '$', '!', '=':
-		n, err := strconv.Atoi(body)
-		if err != nil || n < -1 || n > 512<<20 {
-			return fmt.Errorf("bad bulk length %q", body)
-		}
-		if n < 0 {
-			return nil
-		}
-		buf := make([]byte, n+2)
-		if _, err := io.ReadFull(br, buf); err != nil {
-			return err
-		}
-		sb.Write(buf)
-		return nil
-	case '*', '~', '>', '%', '|':
-		n, err := strconv.Atoi(body)
-		if err != nil || n < -1 || n > 1<<24 {
-			return fmt.Errorf("bad aggregate length %q", body)
-		}
-		if line[0] == '%' || line[0] == '|' {
-			n *= 2
-		}
-		for i := 0; i < n; i++ {
-			if err := readValue(br, sb, depth+1); err != nil {
-				return err
-			}
-		}
-		if line[0] == '|' { // attributes precede the reply they describe
-			return readValue(br, sb, depth+1)
-		}
-		return nil
-	}
-	return fmt.Errorf("unknown reply type %q", line)
-}
+func readRaw(br *bufio.Reader) (string, error) { return testsrv.ReadRaw(br) }
 
 // splitRaw splits a raw aggregate reply into its header and the raw bytes
 // of each top-level element; ok=false for a non-aggregate.

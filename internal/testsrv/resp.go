@@ -235,7 +235,7 @@ func (c *Conn) DoLine(timeout time.Duration, args ...string) (string, error) {
 	return line, nil
 }
 
-// Ping waits until addr answers PING with +PONG, giving up with an error
+// Ping waits until addr answers PING with +PONG (or -NOAUTH), giving up with an error
 // when exited is closed (the server died) or after deadline.
 func Ping(addr string, exited <-chan struct{}, deadline time.Duration) error {
 	var err error
@@ -252,7 +252,10 @@ func Ping(addr string, exited <-chan struct{}, deadline time.Duration) error {
 		}
 		defer c.Close()
 		var raw string
-		if raw, err = c.DoRaw(time.Second, "PING"); err == nil && raw != "+PONG\r\n" {
+		// -NOAUTH is an answer too: the server is up, a requirepass
+		// test authenticates itself. -LOADING is not: wait on.
+		if raw, err = c.DoRaw(time.Second, "PING"); err == nil && raw != "+PONG\r\n" &&
+			!strings.HasPrefix(raw, "-NOAUTH ") {
 			err = fmt.Errorf("PING replied %q", raw)
 		}
 		return err == nil
