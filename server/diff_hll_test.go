@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/aofserver/aofserver/config"
+	"github.com/aofserver/aofserver/hll"
 )
 
 // HyperLogLog against real Redis: replies, the exact bytes of the HLL
@@ -246,28 +247,6 @@ func TestHLLSparseMaxBytesConfig(t *testing.T) {
 	d.expect(t, "+dense\r\n", "PFDEBUG", "ENCODING", "h")
 }
 
-func TestHLLRegisterAccess(t *testing.T) {
-	// Register accessors round-trip without touching neighbours, including
-	// the last register, which ends inside the last byte.
-	regs := make([]byte, hllDenseSize-hllHdrSize)
-	for _, stride := range []int{1, 7, 63} {
-		for i := 0; i < hllRegisters; i++ {
-			hllDenseSetReg(regs, i, uint8((i*stride)%64))
-		}
-		for i := 0; i < hllRegisters; i++ {
-			if v := hllDenseGet(regs, i); v != uint8((i*stride)%64) {
-				t.Fatalf("stride %d: register %d = %d", stride, i, v)
-			}
-		}
-	}
-	for _, e := range []string{"", "a", "abcdefgh", "abcdefghi", strings.Repeat("z", 100)} {
-		idx, cnt := hllPatLen([]byte(e))
-		if idx < 0 || idx >= hllRegisters || cnt < 1 || cnt > hllQ+1 {
-			t.Fatalf("hllPatLen(%q) = %d, %d", e, idx, cnt)
-		}
-	}
-}
-
 // Random PFADD / PFMERGE / PFCOUNT sequences; every HLL string compared.
 func TestDiffHLLRandom(t *testing.T) {
 	for _, maxBytes := range []string{"3000", "300"} {
@@ -398,9 +377,9 @@ func TestDiffHLLRandomBodies(t *testing.T) {
 	for i := 0; i < 40; i++ {
 		// Dense: registers drawn from a geometric-like distribution whose
 		// scale varies, so that every histogram shape is exercised.
-		regs := make([]byte, hllDenseSize-hllHdrSize)
+		regs := make([]byte, hll.DenseSize-hll.HdrSize)
 		scale := rng.Intn(30)
-		for r := 0; r < hllRegisters; r++ {
+		for r := 0; r < hll.Registers; r++ {
 			v := 0
 			if rng.Intn(40) < scale+1 {
 				v = 1 + rng.Intn(1+rng.Intn(scale+2))
@@ -408,7 +387,7 @@ func TestDiffHLLRandomBodies(t *testing.T) {
 			if rng.Intn(5000) == 0 {
 				v = 40 + rng.Intn(24)
 			}
-			hllDenseSetReg(regs, r, uint8(min(v, 63)))
+			hll.DenseSetReg(regs, r, uint8(min(v, 63)))
 		}
 		k := "d" + strconv.Itoa(i)
 		cmds = append(cmds, cmd("SET", k, hllHeader(0, 1<<63)+string(regs)), cmd("PFCOUNT", k),
@@ -417,12 +396,12 @@ func TestDiffHLLRandomBodies(t *testing.T) {
 	for i := 0; i < 60; i++ {
 		var body strings.Builder
 		total := 0
-		target := hllRegisters
+		target := hll.Registers
 		switch rng.Intn(6) {
 		case 0:
-			target = hllRegisters - 1 - rng.Intn(50)
+			target = hll.Registers - 1 - rng.Intn(50)
 		case 1:
-			target = hllRegisters + 1 + rng.Intn(50)
+			target = hll.Registers + 1 + rng.Intn(50)
 		}
 		for total < target {
 			left := target - total
@@ -432,7 +411,7 @@ func TestDiffHLLRandomBodies(t *testing.T) {
 				body.WriteString(zero(n))
 				total += n
 			case 1:
-				n := 1 + rng.Intn(min(hllRegisters, left))
+				n := 1 + rng.Intn(min(hll.Registers, left))
 				body.WriteString(xzero(n))
 				total += n
 			default:
