@@ -3,13 +3,14 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/aofserver/aofserver/internal/testsrv"
 )
 
 // Redis Sentinel 7.0 (Debian's redis-sentinel) over aofserver: three
@@ -27,50 +28,18 @@ const sentinelMaster = "mym"
 // converted only after Sentinel's 8 s grace (sentinel_publish_period*4).
 const sentinelDeadline = 60 * time.Second
 
-// waitUntil polls cond every 50 ms until it holds, failing with what and
+// waitUntil polls cond until it holds, failing with what and
 // the logs after sentinelDeadline.
 func waitUntil(t *testing.T, what string, logs func() string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(sentinelDeadline)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s\n%s", what, logs())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	testsrv.WaitForLogs(t, sentinelDeadline, what, logs, cond)
 }
 
-// cli runs redis-cli against addr and returns its output (one line per
-// reply element); errors come back as text.
-func cli(addr string, args ...string) string {
-	host, port, _ := strings.Cut(addr, ":")
-	out, err := exec.Command("redis-cli", append([]string{"-h", host, "-p", port}, args...)...).CombinedOutput()
-	if err != nil {
-		return fmt.Sprintf("redis-cli error %v: %s", err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
+func cli(addr string, args ...string) string { return testsrv.Cli(addr, args...) }
 
-// cliField is a field of a flat key/value reply (SENTINEL MASTER).
-func cliField(out, key string) string {
-	lines := strings.Split(out, "\n")
-	for i := 0; i+1 < len(lines); i += 2 {
-		if lines[i] == key {
-			return lines[i+1]
-		}
-	}
-	return ""
-}
+func cliField(out, key string) string { return testsrv.CliField(out, key) }
 
-// infoField is a field of INFO's text.
-func infoField(addr, section, key string) string {
-	for _, l := range strings.Split(cli(addr, "INFO", section), "\n") {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(l), key+":"); ok {
-			return v
-		}
-	}
-	return ""
-}
+func infoField(addr, section, key string) string { return testsrv.InfoField(addr, section, key) }
 
 // sentinelNode is one redis-sentinel process.
 type sentinelNode struct {
@@ -80,29 +49,8 @@ type sentinelNode struct {
 
 func startSentinel(t *testing.T, exe string, masterAddr string, quorum int) *sentinelNode {
 	t.Helper()
-	dir := t.TempDir()
-	port := freePort(t)
-	host, mport, _ := strings.Cut(masterAddr, ":")
-	conf := filepath.Join(dir, "sentinel.conf")
-	text := fmt.Sprintf("port %d\nbind 127.0.0.1\ndir %s\n"+
-		"sentinel monitor %s %s %s %d\n"+
-		"sentinel down-after-milliseconds %[3]s 1000\n"+
-		"sentinel failover-timeout %[3]s 5000\n"+
-		"sentinel parallel-syncs %[3]s 1\n", port, dir, sentinelMaster, host, mport, quorum)
-	if err := os.WriteFile(conf, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	n := &sentinelNode{addr: "127.0.0.1:" + strconv.Itoa(port), out: &syncBuf{}}
-	cmd := exec.Command(exe, conf)
-	cmd.Stdout, cmd.Stderr = n.out, n.out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { cmd.Wait(); close(done) }()
-	t.Cleanup(func() { cmd.Process.Kill(); <-done })
-	waitPong(t, n.addr, done, n.out.String)
-	return n
+	p := testsrv.StartSentinel(t, exe, sentinelMaster, masterAddr, quorum, sentinelDeadline)
+	return &sentinelNode{addr: p.Addr(), out: p.Out}
 }
 
 // serverConf writes dir/redis.conf for a data server (restartable from

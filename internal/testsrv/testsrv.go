@@ -341,3 +341,71 @@ func (p *Proc) LogText() string {
 	}
 	return p.Out.String()
 }
+
+// WaitForLogs is WaitFor that adds logs() to the failure message.
+func WaitForLogs(t testing.TB, deadline time.Duration, what string, logs func() string, cond func() bool) {
+	t.Helper()
+	if !Poll(deadline, cond) {
+		t.Fatalf("timed out waiting for %s\n%s", what, logs())
+	}
+}
+
+// Cli runs redis-cli against addr and returns its output (one line per
+// reply element); errors come back as text.
+func Cli(addr string, args ...string) string {
+	host, port, _ := strings.Cut(addr, ":")
+	out, err := exec.Command(RedisBinDir+"/redis-cli", append([]string{"-h", host, "-p", port}, args...)...).CombinedOutput()
+	if err != nil {
+		return fmt.Sprintf("redis-cli error %v: %s", err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// CliField is a field of a flat key/value reply in Cli's output
+// (SENTINEL MASTER).
+func CliField(out, key string) string {
+	lines := strings.Split(out, "\n")
+	for i := 0; i+1 < len(lines); i += 2 {
+		if lines[i] == key {
+			return lines[i+1]
+		}
+	}
+	return ""
+}
+
+// InfoField is a field of INFO section's text, asked of addr by Cli.
+func InfoField(addr, section, key string) string {
+	for _, l := range strings.Split(Cli(addr, "INFO", section), "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(l), key+":"); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// StartSentinel runs redis-sentinel exe on a free 127.0.0.1 port,
+// monitoring the master name at masterAddr with quorum, a 1 s
+// down-after, a 5 s failover-timeout and parallel-syncs 1; it returns
+// once the sentinel answers PING (failing after deadline) and kills it
+// when the test ends.
+func StartSentinel(t testing.TB, exe, name, masterAddr string, quorum int, deadline time.Duration) *Proc {
+	t.Helper()
+	dir := t.TempDir()
+	port := FreePort(t)
+	host, mport, _ := strings.Cut(masterAddr, ":")
+	conf := filepath.Join(dir, "sentinel.conf")
+	text := fmt.Sprintf("port %d\nbind 127.0.0.1\ndir %s\n"+
+		"sentinel monitor %s %s %s %d\n"+
+		"sentinel down-after-milliseconds %[3]s 1000\n"+
+		"sentinel failover-timeout %[3]s 5000\n"+
+		"sentinel parallel-syncs %[3]s 1\n", port, dir, name, host, mport, quorum)
+	if err := os.WriteFile(conf, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := Launch(t, exe, conf)
+	p.Port, p.Dir = port, dir
+	if err := Ping(p.Addr(), p.Done, deadline); err != nil {
+		t.Fatalf("sentinel did not answer PING: %v\n%s", err, p.Out.String())
+	}
+	return p
+}
