@@ -1,13 +1,11 @@
 package server
 
 import (
-	"net"
-	"os"
-	"os/exec"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/aofserver/aofserver/internal/testsrv"
 )
 
 // DEBUG HELP is the installed Redis 7.0.15's text byte for byte. MALLCTL
@@ -73,26 +71,9 @@ func TestDebugReprOutputAsRedis(t *testing.T) {
 	cfg := []string{"--list-max-listpack-size", "3", "--list-compress-depth", "1"}
 	ours := startOurServer(t, cfg...)
 
-	dir := t.TempDir()
-	port := freePort(t)
-	out, err := os.Create(dir + "/stdout")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer out.Close()
-	rs := exec.Command(redisServerPath, append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1",
-		"--save", "", "--dir", dir, "--enable-debug-command", "yes", "--logfile", "redis.log"}, cfg...)...)
-	rs.Stdout, rs.Dir = out, dir
-	if err := rs.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { rs.Wait(); close(exited) }()
-	t.Cleanup(func() { rs.Process.Kill(); <-exited })
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	if err := waitPing(addr, exited); err != nil {
-		t.Fatal(err)
-	}
+	// Redis prints the dumps to its stdout, which the Proc collects.
+	rr := testsrv.StartRedis(t, "", cfg...)
+	addr := rr.Addr()
 
 	big := strings.Repeat("abcdefgh", 10) // long enough for LZF to pay off
 	script := [][]string{
@@ -116,11 +97,8 @@ func TestDebugReprOutputAsRedis(t *testing.T) {
 		}
 	}
 	rc.send("SHUTDOWN", "NOSAVE") // no reply: the connection just closes
-	<-exited
-	want, err := os.ReadFile(dir + "/stdout")
-	if err != nil {
-		t.Fatal(err)
-	}
+	<-rr.Done                     // its stdout is flushed at exit
+	want := []byte(rr.Out.String())
 	addrRe := regexp.MustCompile(`addr: 0x[0-9a-f]+`)
 	norm := func(s string) string { return addrRe.ReplaceAllString(s, "addr: ADDR") }
 	if got := norm(printed.String()); got != norm(string(want)) {

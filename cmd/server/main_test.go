@@ -153,7 +153,7 @@ func TestBadDirectiveExits1(t *testing.T) {
 		{[]string{"--port", "1", "--nosuch", "1"}, []string{"at line 3", ">>> 'nosuch \"1\"'", "Bad directive or wrong number of arguments"}},
 		{[]string{"--port"}, []string{"at line 2", ">>> 'port'", "wrong number of arguments"}},
 	}
-	_, haveRedis := os.Stat("/usr/bin/redis-server")
+	haveRedis := testsrv.HaveRedis()
 	for _, c := range cases {
 		cmd := exec.Command(exe, c.args...)
 		var stdout, stderr bytes.Buffer
@@ -171,8 +171,8 @@ func TestBadDirectiveExits1(t *testing.T) {
 		if !strings.Contains(stderr.String(), "*** FATAL CONFIG FILE ERROR (Redis 7.0.15) ***") {
 			t.Fatalf("%q: stderr %q", c.args, stderr.String())
 		}
-		if haveRedis == nil {
-			rcmd := exec.Command("/usr/bin/redis-server", c.args...)
+		if haveRedis {
+			rcmd := exec.Command(testsrv.RedisServerPath, c.args...)
 			var rerr bytes.Buffer
 			rcmd.Stderr = &rerr
 			rcmd.Run()

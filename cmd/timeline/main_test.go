@@ -3,10 +3,11 @@ package main
 import (
 	"image/png"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/aofserver/aofserver/internal/testsrv"
 )
 
 // TestTimelinePictures runs the tool briefly against aofserver (built from
@@ -14,23 +15,9 @@ import (
 // promised size: one server's column, or both side by side. What they show
 // is for people to look at; this only proves the tool produces them.
 func TestTimelinePictures(t *testing.T) {
-	const redis = "/usr/bin/redis-server"
-	if _, err := os.Stat(redis); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is required under CI: %v", redis, err)
-		}
-		t.Skipf("%s not installed", redis)
-	}
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("go not in PATH: cannot build aofserver")
-	}
+	redis := testsrv.NeedRedis(t)
 	dir := t.TempDir()
-	ours := filepath.Join(dir, "aofserver")
-	build := exec.Command(goBin, "build", "-o", ours, "github.com/aofserver/aofserver/cmd/server")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building aofserver: %v\n%s", err, out)
-	}
+	ours := testsrv.Build(t, "aofserver", "github.com/aofserver/aofserver/cmd/server")
 	mix, _ := parseMix("set=8,incr=1,lpush=1")
 	o := options{
 		aofserverBin: ours, redisBin: redis,
