@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -46,10 +45,7 @@ func TestEvictZipfCacheBench(t *testing.T) {
 	if v, err := strconv.Atoi(os.Getenv("EVICT_BENCH_ROUNDS")); err == nil && v > 0 {
 		rounds = v
 	}
-	bin := filepath.Join(t.TempDir(), "aofserver")
-	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/server").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := ourBinary(t)
 	servers := []struct{ name, path string }{{"redis", redisServerPath}, {"aofserver", bin}}
 	if vs := os.Getenv("EVICT_BENCH_VS"); vs != "" { // another build of ours in Redis's place
 		servers[0] = struct{ name, path string }{"vs", vs}

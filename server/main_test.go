@@ -3,6 +3,8 @@ package server
 import (
 	"os"
 	"testing"
+
+	"github.com/aofserver/aofserver/internal/testsrv"
 )
 
 // TestMain lets the test binary act as the snapshot-writer child process:
@@ -12,5 +14,7 @@ func TestMain(m *testing.M) {
 	if code, ok := RunChild(os.Args[1:]); ok {
 		os.Exit(code)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	testsrv.RemoveBuilds()
+	os.Exit(code)
 }

@@ -6,13 +6,14 @@ import (
 	"io"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/aofserver/aofserver/internal/testsrv"
 )
 
 // Output buffer limits and accounting, from Redis 7.0's
@@ -466,31 +467,18 @@ func TestObufRSSNonReadingSubscriber(t *testing.T) {
 		t.Skip("builds and runs the server binary")
 	}
 	requireRedis(t)
-	bin := filepath.Join(t.TempDir(), "aofserver")
-	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/server").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := ourBinary(t)
 	const limit = 32 << 20
 	peaks := map[string]int64{}
 	for _, srv := range []struct{ name, path string }{{"redis", redisServerPath}, {"aofserver", bin}} {
-		port := freePort(t)
 		dir := t.TempDir()
-		c := exec.Command(srv.path, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir,
+		p := testsrv.LaunchOnPort(t, freePort(t), srv.path, "--bind", "127.0.0.1", "--dir", dir,
 			"--save", "", "--appendonly", "no", "--client-output-buffer-limit", "pubsub 32mb 8mb 60")
-		c.Dir = dir
-		var logs lockedBuffer
-		c.Stdout, c.Stderr = &logs, &logs
-		if err := c.Start(); err != nil {
-			t.Fatal(err)
+		addr := p.Addr()
+		if err := waitPing(addr, p.Done); err != nil {
+			t.Fatalf("%s: %v\n%s", srv.name, err, p.Out.String())
 		}
-		exited := make(chan struct{})
-		go func() { c.Wait(); close(exited) }()
-		t.Cleanup(func() { c.Process.Kill(); <-exited })
-		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-		if err := waitPing(addr, exited); err != nil {
-			t.Fatalf("%s: %v\n%s", srv.name, err, logs.String())
-		}
-		pid := c.Process.Pid
+		pid := p.Cmd.Process.Pid
 		r := dial(t, addr)
 		subscriber(t, addr, "rsssub", "big")
 		base := procStatusKB(t, pid, "VmRSS") << 10
@@ -504,8 +492,8 @@ func TestObufRSSNonReadingSubscriber(t *testing.T) {
 		peak := procStatusKB(t, pid, "VmHWM") << 10
 		peaks[srv.name] = peak - base
 		t.Logf("%s: RSS %d MB before, peak %d MB (+%d MB for a %d MB limit)", srv.name, base>>20, peak>>20, (peak-base)>>20, limit>>20)
-		if !strings.Contains(logs.String(), "scheduled to be closed ASAP for overcoming of output buffer limits") {
-			t.Fatalf("%s: no output buffer limit line:\n%s", srv.name, logs.String())
+		if !strings.Contains(p.Out.String(), "scheduled to be closed ASAP for overcoming of output buffer limits") {
+			t.Fatalf("%s: no output buffer limit line:\n%s", srv.name, p.Out.String())
 		}
 	}
 	if g := peaks["aofserver"]; g > limit+obufRSSBound {

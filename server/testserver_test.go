@@ -106,6 +106,13 @@ func startRealRedis(t testing.TB, args ...string) *realRedis {
 	return &realRedis{addr: p.Addr(), dir: p.Dir, cmd: p.Cmd}
 }
 
+// ourBinary is cmd/server built once per test binary, for tests that
+// measure the real process (RSS, CPU).
+func ourBinary(t testing.TB) string {
+	t.Helper()
+	return testsrv.Build(t, "aofserver", "../cmd/server")
+}
+
 // waitPing waits until addr answers PING, failing when exited closes.
 func waitPing(addr string, exited <-chan struct{}) error {
 	return testsrv.Ping(addr, exited, 5*time.Second)
