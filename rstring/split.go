@@ -40,7 +40,7 @@ func SplitArgs[S ~string | ~[]byte](line S) (args []S, ok bool) {
 			switch {
 			case inq:
 				switch {
-				case c == '\\' && at(p+1) == 'x' && isHex(at(p+2)) && isHex(at(p+3)):
+				case c == '\\' && at(p+1) == 'x' && IsHex(at(p+2)) && IsHex(at(p+3)):
 					buf = append(buf, hexVal(at(p+2))<<4|hexVal(at(p+3)))
 					p += 3
 				case c == '\\' && at(p+1) != 0:
@@ -114,7 +114,8 @@ func SplitArgs[S ~string | ~[]byte](line S) (args []S, ok bool) {
 	return args, true
 }
 
-func isHex(c byte) bool {
+// IsHex reports whether c is an ASCII hex digit (C's isxdigit).
+func IsHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 

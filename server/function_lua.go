@@ -10,6 +10,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/aofserver/aofserver/lualib"
 	"github.com/aofserver/aofserver/rstring"
 )
 
@@ -284,7 +285,7 @@ func (fe *funcEngine) registerFunction(L *lua.LState) int {
 		case lua.LString:
 			return string(x), true
 		case lua.LNumber:
-			return luaFmtNumber(float64(x)), true
+			return lualib.FmtNumber(float64(x)), true
 		}
 		return "", false
 	}

@@ -375,10 +375,6 @@ func isSpace(c byte) bool {
 	return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\v' || c == '\f'
 }
 
-func isHex(c byte) bool {
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
-}
-
 // qbufModel is Redis 7.0.15's query buffer (an sds string) as CLIENT LIST
 // (qbuf, qbuf-free) and clientsCronResizeQueryBuffer see it: its length
 // (bytes read and not yet processed), its allocation and its recent peak.

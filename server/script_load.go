@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/aofserver/aofserver/lualib"
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/parse"
 )
@@ -109,10 +110,10 @@ func luaLoadChunk(L *lua.LState, src, chunkname string) int {
 
 // luaLoadString is Lua 5.1's loadstring(s [, chunkname]).
 func luaLoadString(L *lua.LState) int {
-	s := luaCCheckString(L, 1, "loadstring")
+	s := lualib.CheckString(L, 1, "loadstring")
 	name := s
 	if L.GetTop() >= 2 && L.Get(2) != lua.LNil {
-		name = luaCCheckString(L, 2, "loadstring")
+		name = lualib.CheckString(L, 2, "loadstring")
 	}
 	return luaLoadChunk(L, s, name)
 }
@@ -124,11 +125,11 @@ func luaLoadString(L *lua.LState) int {
 // error table (a script returning it replies the error).
 func (e *luaEngine) luaLoad(L *lua.LState) int {
 	if _, ok := L.Get(1).(*lua.LFunction); !ok {
-		luaCTypeError(L, 1, "load", "function")
+		lualib.TypeError(L, 1, "load", "function")
 	}
 	name := "=(load)"
 	if L.GetTop() >= 2 && L.Get(2) != lua.LNil {
-		name = luaCCheckString(L, 2, "load")
+		name = lualib.CheckString(L, 2, "load")
 	}
 	fn := L.Get(1)
 	fail := func(obj lua.LValue) int {
@@ -153,12 +154,12 @@ func (e *luaEngine) luaLoad(L *lua.LState) int {
 		s, ok := v.(lua.LString)
 		if !ok {
 			if n, isNum := v.(lua.LNumber); isNum {
-				s, ok = lua.LString(luaFmtNumber(float64(n))), true
+				s, ok = lua.LString(lualib.FmtNumber(float64(n))), true
 			}
 		}
 		if !ok {
 			L.Push(e.errh)
-			L.Push(lua.LString(luaCWhere(L) + "reader function must return a string"))
+			L.Push(lua.LString(lualib.Where(L) + "reader function must return a string"))
 			L.Call(1, 1)
 			obj := L.Get(-1)
 			L.Pop(1)
@@ -179,10 +180,10 @@ func (e *luaEngine) luaLoad(L *lua.LState) int {
 func luaStringDump(L *lua.LState) int {
 	fn, ok := L.Get(1).(*lua.LFunction)
 	if !ok {
-		luaCTypeError(L, 1, "dump", "function")
+		lualib.TypeError(L, 1, "dump", "function")
 	}
 	if fn.IsG {
-		luaCError(L, "unable to dump given function")
+		lualib.Error(L, "unable to dump given function")
 	}
 	b := []byte("\x1bLuaQ\x00\x01\x04\x08\x04\x08\x00")
 	src := "@" + fn.Proto.SourceName
@@ -202,10 +203,10 @@ func (e *luaEngine) tableCompat(tab *lua.LTable) {
 	real := func(L *lua.LState, fname string) *lua.LTable {
 		t, ok := L.Get(1).(*lua.LTable)
 		if !ok {
-			luaCTypeError(L, 1, fname, "table")
+			lualib.TypeError(L, 1, fname, "table")
 		}
 		if _, ok := L.Get(2).(*lua.LFunction); !ok {
-			luaCTypeError(L, 2, fname, "function")
+			lualib.TypeError(L, 2, fname, "function")
 		}
 		if f := e.protected[t]; f != nil {
 			return f()
@@ -244,9 +245,9 @@ func (e *luaEngine) tableCompat(tab *lua.LTable) {
 	}))
 	tab.RawSetString("setn", L.NewFunction(func(L *lua.LState) int {
 		if _, ok := L.Get(1).(*lua.LTable); !ok {
-			luaCTypeError(L, 1, "setn", "table")
+			lualib.TypeError(L, 1, "setn", "table")
 		}
-		luaCError(L, "'setn' is obsolete")
+		lualib.Error(L, "'setn' is obsolete")
 		return 0
 	}))
 }

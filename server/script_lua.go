@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/aofserver/aofserver/lualib"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -102,9 +103,9 @@ func newLuaEngine(s *Server) *luaEngine {
 	// Lua 5.1's call depth (gopher-lua's growing frame stack never reports
 	// itself full: it panics, so the stack is a fixed one); coroutines,
 	// created with L.Options, get a small one (80 bytes a frame)
-	L := lua.NewState(lua.Options{SkipOpenLibs: true, CallStackSize: luaMaxCalls,
-		RegistryMaxSize: luaMaxRegistry, RegistryGrowStep: luaRegistryGrowStep})
-	L.Options.CallStackSize = luaCoroutineCalls
+	L := lua.NewState(lua.Options{SkipOpenLibs: true, CallStackSize: lualib.MaxCalls,
+		RegistryMaxSize: lualib.MaxRegistry, RegistryGrowStep: lualib.RegistryGrowStep})
+	L.Options.CallStackSize = lualib.CoroutineCalls
 	e.L = L
 	for _, lib := range []struct {
 		name string
@@ -128,7 +129,7 @@ func newLuaEngine(s *Server) *luaEngine {
 		return 1
 	}))
 	strLib := g.RawGetString("string").(*lua.LTable)
-	strLib.RawSetString("byte", L.NewFunction(luaStrByte))
+	strLib.RawSetString("byte", L.NewFunction(lualib.StrByte))
 	strLib.RawSetString("dump", L.NewFunction(luaStringDump))
 	// gopher-lua makes the string table its own metatable (it gets an
 	// __index key scripts can see); Lua 5.1's strings have a metatable
@@ -191,7 +192,7 @@ func newLuaEngine(s *Server) *luaEngine {
 	origTostring := g.RawGetString("tostring")
 	g.RawSetString("tostring", L.NewFunction(func(L *lua.LState) int {
 		if n, ok := L.Get(1).(lua.LNumber); ok {
-			L.Push(lua.LString(luaFmtNumber(float64(n))))
+			L.Push(lua.LString(lualib.FmtNumber(float64(n))))
 			return 1
 		}
 		L.Insert(origTostring, 1)
@@ -202,9 +203,9 @@ func newLuaEngine(s *Server) *luaEngine {
 	// 7.0: their environment is a proxy that refuses writes, and reading an
 	// undefined global is an error.
 	g.RawSetString("bit", luaBitLib(L))
-	g.RawSetString("cjson", luaCjsonLib(L))
+	g.RawSetString("cjson", lualib.CJSON(L))
 	g.RawSetString("cmsgpack", luaCmsgpackLib(L))
-	g.RawSetString("struct", luaStructLib(L))
+	g.RawSetString("struct", lualib.Struct(L))
 	for _, lib := range []string{"redis", "string", "math", "table", "bit", "cjson", "cmsgpack", "struct", "coroutine"} {
 		g.RawSetString(lib, e.readonlyProxy(g.RawGetString(lib).(*lua.LTable), false))
 	}
@@ -214,10 +215,10 @@ func newLuaEngine(s *Server) *luaEngine {
 	// chunks made by loadstring/load get L.Env: the read-only view too
 	L.Env = e.env
 	// error as Lua 5.1's: numbers get the position too, error() raises nil
-	g.RawSetString("error", L.NewFunction(luaError))
+	g.RawSetString("error", L.NewFunction(lualib.ErrorFunc))
 	// unpack as Lua 5.1's: at most LUAI_MAXCSTACK results (gopher-lua's
 	// pushes them all, past the end of its stack)
-	g.RawSetString("unpack", L.NewFunction(luaUnpack))
+	g.RawSetString("unpack", L.NewFunction(lualib.Unpack))
 	e.errh = L.NewFunction(func(L *lua.LState) int { return luaErrHandler(L, e.source) })
 	e.guard = L.NewFunction(func(L *lua.LState) int {
 		if err := L.PCall(L.GetTop()-1, 1, e.errh); err != nil {
@@ -307,10 +308,10 @@ func (e *luaEngine) guardRawAccess(g *lua.LTable) {
 		// luaB_setmetatable's checks (gopher-lua's sets builtin types'
 		// metatables)
 		if _, ok := L.Get(1).(*lua.LTable); !ok {
-			luaCTypeError(L, 1, "setmetatable", "table")
+			lualib.TypeError(L, 1, "setmetatable", "table")
 		}
 		if t := L.Get(2).Type(); t != lua.LTNil && t != lua.LTTable || L.GetTop() < 2 {
-			luaCArgError(L, 2, "setmetatable", "nil or table expected")
+			lualib.ArgError(L, 2, "setmetatable", "nil or table expected")
 		}
 		if target(L.Get(1)) != nil {
 			refuse(L)
@@ -765,18 +766,6 @@ func (e *luaEngine) redisCall(L *lua.LState, raise bool) int {
 	return 1
 }
 
-// fixExp turns Go's exponent form (1e+21) into C's %.17g form (1e+21 too,
-// but C pads the exponent to two digits: 1e+05).
-func fixExp(b []byte) []byte {
-	i := bytes.IndexByte(b, 'e')
-	if i < 0 || len(b)-i-2 >= 2 {
-		return b
-	}
-	out := append([]byte{}, b[:i+2]...)
-	out = append(out, '0')
-	return append(out, b[i+2:]...)
-}
-
 // respToLua converts one RESP2 or RESP3 reply into a Lua value (Redis
 // redisProtocolToLuaType); isErr reports an error reply. Tables are sized
 // for what they hold: L.NewTable reserves 32 array and 32 hash slots, and
@@ -937,7 +926,7 @@ func luaToReply(c *client, scriptResp int, v lua.LValue, depth int) {
 			c.nullBulk()
 		}
 	case lua.LNumber:
-		c.integer(luaNumToInt(float64(x)))
+		c.integer(lualib.NumToInt(float64(x)))
 	case *lua.LTable:
 		if e, ok := x.RawGetString("err").(lua.LString); ok {
 			if x.RawGetString("ignore_error_stats_update") == lua.LTrue {
@@ -981,7 +970,7 @@ func luaToReply(c *client, scriptResp int, v lua.LValue, depth int) {
 			c.mapLen(0)
 			body := len(c.out)
 			n := 0
-			for _, kv := range luaNextOrder(m) {
+			for _, kv := range lualib.NextOrder(m) {
 				luaToReply(c, scriptResp, kv[0], depth+1)
 				luaToReply(c, scriptResp, kv[1], depth+1)
 				n++
@@ -994,7 +983,7 @@ func luaToReply(c *client, scriptResp int, v lua.LValue, depth int) {
 			c.setLen(0)
 			body := len(c.out)
 			n := 0
-			for _, kv := range luaNextOrder(m) {
+			for _, kv := range lualib.NextOrder(m) {
 				luaToReply(c, scriptResp, kv[0], depth+1)
 				n++
 			}
@@ -1014,32 +1003,6 @@ func luaToReply(c *client, scriptResp int, v lua.LValue, depth int) {
 	}
 }
 
-// luaNextOrder lists a table's pairs in the order Redis's Lua walks them
-// with lua_next: gopher-lua's Next gives insertion order, which for string
-// keys is replayed through Lua 5.1's hash placement (lua51HashOrder).
-func luaNextOrder(t *lua.LTable) [][2]lua.LValue {
-	var kvs [][2]lua.LValue
-	allStrings := true
-	for k, v := t.Next(lua.LNil); k != lua.LNil; k, v = t.Next(k) {
-		kvs = append(kvs, [2]lua.LValue{k, v})
-		if _, ok := k.(lua.LString); !ok {
-			allStrings = false
-		}
-	}
-	if !allStrings || len(kvs) < 2 {
-		return kvs
-	}
-	keys := make([]string, len(kvs))
-	for i, kv := range kvs {
-		keys[i] = string(kv[0].(lua.LString))
-	}
-	out := make([][2]lua.LValue, 0, len(kvs))
-	for _, i := range lua51HashOrder(keys) {
-		out = append(out, kvs[i])
-	}
-	return out
-}
-
 // fixDeferredLen replaces the placeholder header written at out[mark:body]
 // with the one writeHdr writes now that the length is known.
 func fixDeferredLen(c *client, mark, body int, writeHdr func()) {
@@ -1053,22 +1016,13 @@ func fixDeferredLen(c *client, mark, body int, writeHdr func()) {
 // (lua_checkstack fails) on a self-referencing table.
 const luaMaxReplyDepth = 7995
 
-// luaNumToInt mirrors C's (long long) cast on x86-64: out of range and NaN
-// give LLONG_MIN.
-func luaNumToInt(f float64) int64 {
-	if math.IsNaN(f) || f >= 9.223372036854775807e18 || f < -9.223372036854775808e18 {
-		return math.MinInt64
-	}
-	return int64(f)
-}
-
 // luaSetRepl validates redis.set_repl's flags (scripts' effects are
 // always propagated here: there are no replicas, and the AOF gets them all).
 func luaSetRepl(L *lua.LState) int {
 	if L.GetTop() != 1 {
 		L.Error(luaErrorTable(L, "redis.set_repl() requires two arguments."), 0)
 	}
-	f, _ := luaToNumber(L.Get(1))
+	f, _ := lualib.ToNumber(L.Get(1))
 	if int64(f)&^3 != 0 {
 		L.Error(luaErrorTable(L, "Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE."), 0)
 	}
@@ -1088,7 +1042,7 @@ func (e *luaEngine) aclCheckCmd(L *lua.LState) int {
 		case lua.LString:
 			argv[i-1] = []byte(string(v))
 		case lua.LNumber:
-			argv[i-1] = fixExp(strconv.AppendFloat(nil, float64(v), 'g', 17, 64))
+			argv[i-1] = lualib.FixExp(strconv.AppendFloat(nil, float64(v), 'g', 17, 64))
 		default:
 			L.Error(luaErrorTable(L, "Lua redis lib command arguments must be strings or integers"), 0)
 		}
@@ -1204,10 +1158,10 @@ func luaBitLib(L *lua.LState) *lua.LTable {
 			// barg: the number plus 2^52+2^51 keeps its rounded integer
 			// in the low 32 bits of the double
 			arg := func(i int) uint32 {
-				f, ok := luaToNumber(L.Get(i))
+				f, ok := lualib.ToNumber(L.Get(i))
 				b := uint32(math.Float64bits(f + 6755399441055744.0))
 				if b == 0 && (!ok || i > L.GetTop()) {
-					luaCTypeError(L, i, name, "number")
+					lualib.TypeError(L, i, name, "number")
 				}
 				return b
 			}
@@ -1246,10 +1200,10 @@ func luaBitLib(L *lua.LState) *lua.LTable {
 	})
 	t.RawSetString("tohex", L.NewFunction(func(L *lua.LState) int {
 		arg := func(i int) uint32 {
-			f, ok := luaToNumber(L.Get(i))
+			f, ok := lualib.ToNumber(L.Get(i))
 			b := uint32(math.Float64bits(f + 6755399441055744.0))
 			if b == 0 && (!ok || i > L.GetTop()) {
-				luaCTypeError(L, i, "tohex", "number")
+				lualib.TypeError(L, i, "tohex", "number")
 			}
 			return b
 		}
@@ -1290,43 +1244,30 @@ func luaMathRandom(L *lua.LState) int {
 	case 0:
 		L.Push(lua.LNumber(r))
 	case 1:
-		u := int32(luaCCheckInt(L, 1, "random"))
+		u := int32(lualib.CheckInt(L, 1, "random"))
 		if u < 1 {
-			luaCArgError(L, 1, "random", "interval is empty")
+			lualib.ArgError(L, 1, "random", "interval is empty")
 		}
 		L.Push(lua.LNumber(math.Floor(r*float64(u)) + 1))
 	case 2:
-		l := int32(luaCCheckInt(L, 1, "random"))
-		u := int32(luaCCheckInt(L, 2, "random"))
+		l := int32(lualib.CheckInt(L, 1, "random"))
+		u := int32(lualib.CheckInt(L, 2, "random"))
 		if l > u {
-			luaCArgError(L, 2, "random", "interval is empty")
+			lualib.ArgError(L, 2, "random", "interval is empty")
 		}
 		L.Push(lua.LNumber(math.Floor(r*float64(int64(u)-int64(l)+1)) + float64(l)))
 	default:
-		luaCError(L, "wrong number of arguments")
+		lualib.Error(L, "wrong number of arguments")
 	}
 	return 1
 }
 
 func luaMathRandomseed(L *lua.LState) int {
-	seed := int32(luaCCheckInt(L, 1, "randomseed"))
+	seed := int32(lualib.CheckInt(L, 1, "randomseed"))
 	scriptRand.Lock()
 	scriptRand.r.seed(seed)
 	scriptRand.Unlock()
 	return 0
-}
-
-// luaFmtNumber is C Lua 5.1's number to string conversion ("%.14g").
-func luaFmtNumber(f float64) string {
-	switch {
-	case math.IsInf(f, 1):
-		return "inf"
-	case math.IsInf(f, -1):
-		return "-inf"
-	case math.IsNaN(f):
-		return "nan"
-	}
-	return string(fixExp(strconv.AppendFloat(nil, f, 'g', 14, 64)))
 }
 
 // luaCmsgpackLib is the lua-cmsgpack 0.4.0 library Redis bundles:
@@ -1337,7 +1278,7 @@ func luaCmsgpackLib(L *lua.LState) *lua.LTable {
 	t.RawSetString("pack", L.NewFunction(func(L *lua.LState) int {
 		n := L.GetTop()
 		if n == 0 {
-			luaCArgError(L, 0, "pack", "MessagePack pack needs input.")
+			lualib.ArgError(L, 0, "pack", "MessagePack pack needs input.")
 			return 0
 		}
 		var b []byte
@@ -1353,15 +1294,15 @@ func luaCmsgpackLib(L *lua.LState) *lua.LTable {
 	// unpack_one and unpack_limit leave only the string on the stack
 	// before decoding (which counts against the stack limit)
 	t.RawSetString("unpack_one", L.NewFunction(func(L *lua.LState) int {
-		off := int32(luaCOptInt(L, 2, "unpack_one", 0))
+		off := int32(lualib.OptInt(L, 2, "unpack_one", 0))
 		if L.GetTop() > 1 {
 			L.SetTop(1)
 		}
 		return mpUnpack(L, 1, int64(off))
 	}))
 	t.RawSetString("unpack_limit", L.NewFunction(func(L *lua.LState) int {
-		limit := int32(luaCCheckInt(L, 2, "unpack_limit"))
-		off := int32(luaCOptInt(L, 3, "unpack_limit", 0))
+		limit := int32(lualib.CheckInt(L, 2, "unpack_limit"))
+		off := int32(lualib.OptInt(L, 3, "unpack_limit", 0))
 		if L.GetTop() > 1 {
 			L.SetTop(1)
 		}
@@ -1425,7 +1366,7 @@ func mpEncode(b []byte, v lua.LValue, level int) []byte {
 			}
 			return b
 		}
-		pairs := luaNextOrder(x)
+		pairs := lualib.NextOrder(x)
 		b = mpEncodeLen(b, 0x80, 0xde, uint64(len(pairs)))
 		for _, kv := range pairs {
 			b = mpEncode(b, kv[0], level+1)
@@ -1509,21 +1450,21 @@ func mpUnpack(L *lua.LState, limit, off int64) int {
 	case lua.LString:
 		s = string(v)
 	case lua.LNumber:
-		s = luaFmtNumber(float64(v))
+		s = lualib.FmtNumber(float64(v))
 	default:
 		got := "no value"
 		if L.GetTop() >= 1 {
 			got = v.Type().String()
 		}
-		luaCArgError(L, 1, "unpack", "string expected, got "+got)
+		lualib.ArgError(L, 1, "unpack", "string expected, got "+got)
 	}
 	all := limit == 0 && off == 0
 	if off < 0 || limit < 0 {
-		luaCError(L, fmt.Sprintf("Invalid request to unpack with offset of %d and limit of %d.", int32(off), int32(len(s))))
+		lualib.Error(L, fmt.Sprintf("Invalid request to unpack with offset of %d and limit of %d.", int32(off), int32(len(s))))
 		return 0
 	}
 	if off > int64(len(s)) {
-		luaCError(L, fmt.Sprintf("Start offset %d greater than input length %d.", int32(off), int32(len(s))))
+		lualib.Error(L, fmt.Sprintf("Start offset %d greater than input length %d.", int32(off), int32(len(s))))
 		return 0
 	}
 	if all {
@@ -1534,14 +1475,14 @@ func mpUnpack(L *lua.LState, limit, off int64) int {
 	for cnt := int64(0); len(p) > 0 && cnt < limit; cnt++ {
 		v, rest, err := mpDecode(L, p, L.GetTop()+len(vals))
 		if err != nil {
-			luaCError(L, err.Error())
+			lualib.Error(L, err.Error())
 			return 0
 		}
 		vals = append(vals, v)
 		p = rest
 	}
 	if !all {
-		luaCCheckStack(L, L.GetTop()+len(vals), 1, "in function mp_unpack_full")
+		lualib.CheckStack(L, L.GetTop()+len(vals), 1, "in function mp_unpack_full")
 		next := int64(len(s) - len(p))
 		if len(p) == 0 {
 			next = -1
@@ -1563,7 +1504,7 @@ func mpDecode(L *lua.LState, p []byte, used int) (lua.LValue, []byte, error) {
 	if len(p) < 1 {
 		return nil, nil, errMpEOF
 	}
-	luaCCheckStack(L, used, 1, "too many return values at once; use unpack_one or unpack_limit instead.")
+	lualib.CheckStack(L, used, 1, "too many return values at once; use unpack_one or unpack_limit instead.")
 	need := func(n int) bool { return len(p) >= n }
 	str := func(hdr, n int) (lua.LValue, []byte, error) {
 		if !need(hdr + n) {

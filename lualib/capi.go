@@ -1,11 +1,16 @@
-package server
+// Package lualib holds the C libraries Redis 7.0 bundles into its Lua 5.1
+// (cjson, struct), rewritten over gopher-lua with their exact results and
+// error messages, and the Lua 5.1 C API behaviour they and the scripting
+// engine in package server rely on (luaL_argerror & co., lua_next order,
+// number formatting, stack limits).
+package lualib
 
 import (
 	"math"
 	"strconv"
 	"strings"
-	"sync"
 
+	"github.com/aofserver/aofserver/rstring"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -13,10 +18,10 @@ import (
 // are C functions: their errors follow the C API's rules, which differ from
 // gopher-lua's RaiseError/ArgError. These helpers reproduce them.
 
-// luaCWhere is luaL_where(L, 1) called from a C function: the position of
+// Where is luaL_where(L, 1) called from a C function: the position of
 // its caller when that caller is Lua code ("user_script:3: "), nothing when
 // it is another C function (pcall(cjson.encode, ...)).
-func luaCWhere(L *lua.LState) string { return luaCWhereAt(L, 1) }
+func Where(L *lua.LState) string { return luaCWhereAt(L, 1) }
 
 // luaCWhereAt is luaL_where(L, level).
 func luaCWhereAt(L *lua.LState, level int) string {
@@ -27,18 +32,18 @@ func luaCWhereAt(L *lua.LState, level int) string {
 	return w + " "
 }
 
-// luaCError is luaL_error from a C function.
-func luaCError(L *lua.LState, msg string) {
-	L.Error(lua.LString(luaCWhere(L)+msg), 0)
+// Error is luaL_error from a C function.
+func Error(L *lua.LState, msg string) {
+	L.Error(lua.LString(Where(L)+msg), 0)
 }
 
-// luaCArgError is luaL_argerror: the function is named as the call site
+// ArgError is luaL_argerror: the function is named as the call site
 // would know it, '?' when it was not called from Lua code.
-func luaCArgError(L *lua.LState, n int, fname, msg string) {
-	if luaCWhere(L) == "" {
+func ArgError(L *lua.LState, n int, fname, msg string) {
+	if Where(L) == "" {
 		fname = "?"
 	}
-	luaCError(L, "bad argument #"+strconv.Itoa(n)+" to '"+fname+"' ("+msg+")")
+	Error(L, "bad argument #"+strconv.Itoa(n)+" to '"+fname+"' ("+msg+")")
 }
 
 // luaCTypeName is luaL_typename: "no value" past the last argument.
@@ -49,13 +54,14 @@ func luaCTypeName(L *lua.LState, n int) string {
 	return L.Get(n).Type().String()
 }
 
-func luaCTypeError(L *lua.LState, n int, fname, want string) {
-	luaCArgError(L, n, fname, want+" expected, got "+luaCTypeName(L, n))
+// TypeError is luaL_typerror: "<want> expected, got <type>".
+func TypeError(L *lua.LState, n int, fname, want string) {
+	ArgError(L, n, fname, want+" expected, got "+luaCTypeName(L, n))
 }
 
-// luaToNumber is lua_tonumber: numbers, and strings Lua 5.1 converts
+// ToNumber is lua_tonumber: numbers, and strings Lua 5.1 converts
 // (luaO_str2d: strtod or a hex integer, surrounding spaces allowed).
-func luaToNumber(v lua.LValue) (float64, bool) {
+func ToNumber(v lua.LValue) (float64, bool) {
 	switch x := v.(type) {
 	case lua.LNumber:
 		return float64(x), true
@@ -83,28 +89,28 @@ func luaStr2d(s string) (float64, bool) {
 
 // luaCCheckNumber is luaL_checknumber.
 func luaCCheckNumber(L *lua.LState, n int, fname string) float64 {
-	f, ok := luaToNumber(L.Get(n))
+	f, ok := ToNumber(L.Get(n))
 	if !ok || n > L.GetTop() {
-		luaCTypeError(L, n, fname, "number")
+		TypeError(L, n, fname, "number")
 	}
 	return f
 }
 
-// luaCCheckInt is luaL_checkint: the number truncated (C cast).
-func luaCCheckInt(L *lua.LState, n int, fname string) int64 {
+// CheckInt is luaL_checkint: the number truncated (C cast).
+func CheckInt(L *lua.LState, n int, fname string) int64 {
 	f := luaCCheckNumber(L, n, fname)
-	return luaNumToInt(f)
+	return NumToInt(f)
 }
 
-// luaCCheckString is luaL_checklstring: numbers are converted.
-func luaCCheckString(L *lua.LState, n int, fname string) string {
+// CheckString is luaL_checklstring: numbers are converted.
+func CheckString(L *lua.LState, n int, fname string) string {
 	switch x := L.Get(n).(type) {
 	case lua.LString:
 		return string(x)
 	case lua.LNumber:
-		return luaFmtNumber(float64(x))
+		return FmtNumber(float64(x))
 	}
-	luaCTypeError(L, n, fname, "string")
+	TypeError(L, n, fname, "string")
 	return ""
 }
 
@@ -150,13 +156,13 @@ func cStrtodPrefix(s string) (float64, int) {
 	if i+1 < len(s) && s[i] == '0' && (s[i+1] == 'x' || s[i+1] == 'X') {
 		j := i + 2
 		digits := 0
-		for j < len(s) && isHex(s[j]) {
+		for j < len(s) && rstring.IsHex(s[j]) {
 			j++
 			digits++
 		}
 		if j < len(s) && s[j] == '.' {
 			j++
-			for j < len(s) && isHex(s[j]) {
+			for j < len(s) && rstring.IsHex(s[j]) {
 				j++
 				digits++
 			}
@@ -220,78 +226,60 @@ func isAlnum(c byte) bool {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
 }
 
-// rand48 is Redis's rand.c (the drand48 generator), which math.random and
-// math.randomseed use in scripts: one sequence for the whole process.
-type rand48 struct{ x uint64 }
-
-var scriptRand = struct {
-	sync.Mutex
-	r rand48
-}{r: rand48{x: 0x1234ABCD330E}}
-
-const rand48Max = 2147483647 // REDIS_LRAND48_MAX
-
-func (r *rand48) seed(v int32) { r.x = uint64(uint32(v))<<16 | 0x330E }
-
-func (r *rand48) next() int32 {
-	r.x = (r.x*0x5DEECE66D + 0xB) & (1<<48 - 1)
-	return int32(r.x >> 17)
-}
-
 // Lua 5.1's stack limits, which gopher-lua does not have: a C function
 // holds at most luaMaxCStack values (LUAI_MAXCSTACK: lua_checkstack
 // refuses more), and calls nest as deep as a fresh Lua state's CallInfo
 // array grows (16384 entries: growing it past LUAI_MAXCALLS is "stack
 // overflow"; Redis's state then keeps the bigger array, and allows ~20000
-// until SCRIPT FLUSH, which we do not mimic). luaMaxRegistry bounds
+// until SCRIPT FLUSH, which we do not mimic). MaxRegistry bounds
 // gopher-lua's value stack, which grows on demand: enough for those limits
 // in any real script.
 const (
-	luaMaxCStack      = 8000
-	luaMaxCalls       = 16384
-	luaCoroutineCalls = 1000
-	luaMaxRegistry    = 1 << 20
-	// luaRegistryGrowStep: gopher-lua grows its value stack by a fixed
+	luaMaxCStack   = 8000
+	MaxCalls       = 16384
+	CoroutineCalls = 1000
+	MaxRegistry    = 1 << 20
+	// RegistryGrowStep: gopher-lua grows its value stack by a fixed
 	// step (copying it): big steps keep deep recursion linear
-	luaRegistryGrowStep = 1 << 15
+	RegistryGrowStep = 1 << 15
 )
 
-// luaCCheckStack is luaL_checkstack for a C function holding used values
+// CheckStack is luaL_checkstack for a C function holding used values
 // (its arguments and what it pushed) that needs n more.
-func luaCCheckStack(L *lua.LState, used, n int, msg string) {
+func CheckStack(L *lua.LState, used, n int, msg string) {
 	if n > luaMaxCStack || used+n > luaMaxCStack {
-		luaCError(L, "stack overflow ("+msg+")")
+		Error(L, "stack overflow ("+msg+")")
 	}
 }
 
-// luaCOptInt is luaL_optint: def when the argument is none or nil.
-func luaCOptInt(L *lua.LState, n int, fname string, def int64) int64 {
+// OptInt is luaL_optint: def when the argument is none or nil.
+func OptInt(L *lua.LState, n int, fname string, def int64) int64 {
 	if L.Get(n) == lua.LNil {
 		return def
 	}
-	return luaCCheckInt(L, n, fname)
+	return CheckInt(L, n, fname)
 }
 
-// luaUnpack is Lua 5.1's unpack (luaB_unpack): the indexes are C ints,
+// Unpack is Lua 5.1's unpack (luaB_unpack): the indexes are C ints,
 // and more results than the stack takes is an error.
-func luaUnpack(L *lua.LState) int {
+func Unpack(L *lua.LState) int {
 	t, ok := L.Get(1).(*lua.LTable)
 	if !ok {
-		luaCTypeError(L, 1, "unpack", "table")
+		TypeError(L, 1, "unpack", "table")
 	}
-	i := int32(luaCOptInt(L, 2, "unpack", 1))
+	i := int32(OptInt(L, 2, "unpack", 1))
 	var e int32
 	if L.Get(3) == lua.LNil {
 		e = int32(t.Len())
 	} else {
-		e = int32(luaCCheckInt(L, 3, "unpack"))
+		e = int32(CheckInt(L, 3, "unpack"))
 	}
 	if i > e {
 		return 0
 	}
 	n := e - i + 1 // overflows to <= 0 for huge ranges, as in C
 	if n <= 0 || L.GetTop()+int(n) > luaMaxCStack {
-		luaCError(L, "too many results to unpack")
+		Error(L, "too many results to unpack")
 	}
 	for k := int64(i); k <= int64(e); k++ {
 		L.Push(t.RawGetInt(int(k)))
@@ -299,42 +287,42 @@ func luaUnpack(L *lua.LState) int {
 	return int(n)
 }
 
-// luaStrByte is Lua 5.1's string.byte (str_byte), whose slice must fit
+// StrByte is Lua 5.1's string.byte (str_byte), whose slice must fit
 // the stack.
-func luaStrByte(L *lua.LState) int {
-	s := luaCCheckString(L, 1, "byte")
+func StrByte(L *lua.LState) int {
+	s := CheckString(L, 1, "byte")
 	posrelat := func(pos int64) int64 {
 		if pos < 0 {
 			pos += int64(len(s)) + 1
 		}
 		return max(pos, 0)
 	}
-	posi := posrelat(luaCOptInt(L, 2, "byte", 1))
-	pose := posrelat(luaCOptInt(L, 3, "byte", posi))
+	posi := posrelat(OptInt(L, 2, "byte", 1))
+	pose := posrelat(OptInt(L, 3, "byte", posi))
 	posi = max(posi, 1)
 	pose = min(pose, int64(len(s)))
 	if posi > pose {
 		return 0
 	}
 	n := int(pose - posi + 1)
-	luaCCheckStack(L, L.GetTop(), n, "string slice too long")
+	CheckStack(L, L.GetTop(), n, "string slice too long")
 	for _, c := range []byte(s[posi-1 : pose]) {
 		L.Push(lua.LNumber(c))
 	}
 	return n
 }
 
-// luaError is Lua 5.1's error (luaB_error): a string or a number gets
+// ErrorFunc is Lua 5.1's error (luaB_error): a string or a number gets
 // the position of the function level names (1: the caller).
-func luaError(L *lua.LState) int {
-	level := luaCOptInt(L, 2, "error", 1)
+func ErrorFunc(L *lua.LState) int {
+	level := OptInt(L, 2, "error", 1)
 	v := L.Get(1)
 	if level > 0 {
 		switch x := v.(type) {
 		case lua.LString:
 			v = lua.LString(luaCWhereAt(L, int(level)) + string(x))
 		case lua.LNumber:
-			v = lua.LString(luaCWhereAt(L, int(level)) + luaFmtNumber(float64(x)))
+			v = lua.LString(luaCWhereAt(L, int(level)) + FmtNumber(float64(x)))
 		}
 	}
 	L.Error(v, 0)

@@ -1,4 +1,4 @@
-package server
+package lualib
 
 import (
 	"fmt"
@@ -27,23 +27,24 @@ type cjsonConfig struct {
 	null           lua.LValue
 }
 
-func luaCjsonLib(L *lua.LState) *lua.LTable {
+// CJSON builds the cjson table (luaopen_cjson) for L.
+func CJSON(L *lua.LState) *lua.LTable {
 	cfg := &cjsonConfig{sparseRatio: 2, sparseSafe: 10, encodeMaxDepth: 1000, decodeMaxDepth: 1000,
 		precision: 14, decodeInvalid: true, keepBuffer: true, null: L.NewUserData()}
 	t := L.NewTable()
 	fn := func(name string, f lua.LGFunction) { t.RawSetString(name, L.NewFunction(f)) }
 	fn("encode", func(L *lua.LState) int {
 		if L.GetTop() != 1 {
-			luaCArgError(L, 1, "encode", "expected 1 argument")
+			ArgError(L, 1, "encode", "expected 1 argument")
 		}
 		L.Push(lua.LString(cfg.encode(L, nil, L.Get(1), 0)))
 		return 1
 	})
 	fn("decode", func(L *lua.LState) int {
 		if L.GetTop() != 1 {
-			luaCArgError(L, 1, "decode", "expected 1 argument")
+			ArgError(L, 1, "decode", "expected 1 argument")
 		}
-		L.Push(cfg.decode(L, luaCCheckString(L, 1, "decode")))
+		L.Push(cfg.decode(L, CheckString(L, 1, "decode")))
 		return 1
 	})
 	fn("encode_sparse_array", func(L *lua.LState) int {
@@ -99,7 +100,7 @@ func luaCjsonLib(L *lua.LState) *lua.LTable {
 		return 1
 	})
 	fn("new", func(L *lua.LState) int {
-		L.Push(luaCjsonLib(L))
+		L.Push(CJSON(L))
 		return 1
 	})
 	t.RawSetString("_NAME", lua.LString("cjson"))
@@ -111,7 +112,7 @@ func luaCjsonLib(L *lua.LState) *lua.LTable {
 // cjsonArgs is json_arg_init: at most n arguments, the missing ones nil.
 func cjsonArgs(L *lua.LState, n int, fname string) {
 	if L.GetTop() > n {
-		luaCArgError(L, n+1, fname, "found too many arguments")
+		ArgError(L, n+1, fname, "found too many arguments")
 	}
 	for L.GetTop() < n {
 		L.Push(lua.LNil)
@@ -121,9 +122,9 @@ func cjsonArgs(L *lua.LState, n int, fname string) {
 // cjsonIntOption is json_integer_option.
 func cjsonIntOption(L *lua.LState, i int, fname string, setting *int64, lo, hi int64) {
 	if L.Get(i) != lua.LNil {
-		v := luaCCheckInt(L, i, fname)
+		v := CheckInt(L, i, fname)
 		if v < lo || v > hi {
-			luaCArgError(L, 1, fname, fmt.Sprintf("expected integer between %d and %d", lo, hi))
+			ArgError(L, 1, fname, fmt.Sprintf("expected integer between %d and %d", lo, hi))
 		}
 		*setting = v
 	}
@@ -144,18 +145,18 @@ func cjsonBoolOption(L *lua.LState, i int, fname string, setting *bool) {
 
 // luaCCheckOption is luaL_checkoption without a default.
 func luaCCheckOption(L *lua.LState, i int, fname string, opts []string) int {
-	s := luaCCheckString(L, i, fname)
+	s := CheckString(L, i, fname)
 	for n, o := range opts {
 		if o == s {
 			return n
 		}
 	}
-	luaCArgError(L, i, fname, "invalid option '"+s+"'")
+	ArgError(L, i, fname, "invalid option '"+s+"'")
 	return 0
 }
 
 func (cfg *cjsonConfig) exception(L *lua.LState, v lua.LValue, reason string) {
-	luaCError(L, "Cannot serialise "+v.Type().String()+": "+reason)
+	Error(L, "Cannot serialise "+v.Type().String()+": "+reason)
 }
 
 func (cfg *cjsonConfig) number(L *lua.LState, b []byte, v lua.LNumber) []byte {
@@ -180,7 +181,7 @@ func (cfg *cjsonConfig) number(L *lua.LState, b []byte, v lua.LNumber) []byte {
 		}
 		return append(b, "-inf"...)
 	}
-	return fixExp(strconv.AppendFloat(b, f, 'g', int(cfg.precision), 64))
+	return FixExp(strconv.AppendFloat(b, f, 'g', int(cfg.precision), 64))
 }
 
 // encode is json_append_data.
@@ -203,9 +204,9 @@ func (cfg *cjsonConfig) encode(L *lua.LState, b []byte, v lua.LValue, depth int6
 	case *lua.LTable:
 		depth++
 		if depth > cfg.encodeMaxDepth {
-			luaCError(L, fmt.Sprintf("Cannot serialise, excessive nesting (%d)", depth))
+			Error(L, fmt.Sprintf("Cannot serialise, excessive nesting (%d)", depth))
 		}
-		pairs := luaNextOrder(x)
+		pairs := NextOrder(x)
 		if n := cfg.arrayLength(L, x, pairs); n > 0 {
 			b = append(b, '[')
 			for i := 1; i <= n; i++ {
@@ -326,7 +327,7 @@ func (p *jsonParser) at(i int) byte {
 func (cfg *cjsonConfig) decode(L *lua.LState, s string) lua.LValue {
 	p := &jsonParser{cfg: cfg, L: L, data: s}
 	if len(s) >= 2 && (s[0] == 0 || s[1] == 0) {
-		luaCError(L, "JSON parser does not support UTF-16 or UTF-32")
+		Error(L, "JSON parser does not support UTF-16 or UTF-32")
 	}
 	var tok jsonToken
 	p.next(&tok)
@@ -343,7 +344,7 @@ func (p *jsonParser) parseError(expected string, tok *jsonToken) {
 	if tok.typ == jtError {
 		found = tok.str
 	}
-	luaCError(p.L, fmt.Sprintf("Expected %s but found %s at character %d", expected, found, tok.index+1))
+	Error(p.L, fmt.Sprintf("Expected %s but found %s at character %d", expected, found, tok.index+1))
 }
 
 func (p *jsonParser) tokenError(tok *jsonToken, msg string) {
@@ -548,7 +549,7 @@ func (p *jsonParser) unicodeEscape(buf []byte) ([]byte, bool) {
 func (p *jsonParser) descend() {
 	p.depth++
 	if p.depth > p.cfg.decodeMaxDepth {
-		luaCError(p.L, fmt.Sprintf("Found too many nested data structures (%d) at character %d", p.depth, p.ptr))
+		Error(p.L, fmt.Sprintf("Found too many nested data structures (%d) at character %d", p.depth, p.ptr))
 	}
 }
 

@@ -1,4 +1,4 @@
-package server
+package lualib
 
 import (
 	"encoding/binary"
@@ -32,7 +32,7 @@ func structGetNum(L *lua.LState, f string, i *int, df int) int {
 	for *i < len(f) && f[*i] >= '0' && f[*i] <= '9' {
 		d := int(f[*i] - '0')
 		if a > math.MaxInt32/10 || a*10 > math.MaxInt32-d {
-			luaCError(L, "integral size overflow")
+			Error(L, "integral size overflow")
 		}
 		a = a*10 + d
 		*i++
@@ -58,7 +58,7 @@ func structOptSize(L *lua.LState, opt byte, f string, i *int) int {
 	case 'i', 'I':
 		sz := structGetNum(L, f, i, 4)
 		if sz > structMaxIntSize {
-			luaCError(L, fmt.Sprintf("integral size %d is larger than limit of %d", sz, structMaxIntSize))
+			Error(L, fmt.Sprintf("integral size %d is larger than limit of %d", sz, structMaxIntSize))
 		}
 		return sz
 	}
@@ -87,15 +87,16 @@ func structControl(L *lua.LState, fname string, opt byte, f string, i *int, h *s
 	case '!':
 		a := structGetNum(L, f, i, structMaxAlign)
 		if a <= 0 || a&(a-1) != 0 {
-			luaCError(L, fmt.Sprintf("alignment %d is not a power of 2", a))
+			Error(L, fmt.Sprintf("alignment %d is not a power of 2", a))
 		}
 		h.align = a
 	default:
-		luaCArgError(L, 1, fname, fmt.Sprintf("invalid format option '%c'", opt))
+		ArgError(L, 1, fname, fmt.Sprintf("invalid format option '%c'", opt))
 	}
 }
 
-func luaStructLib(L *lua.LState) *lua.LTable {
+// Struct builds the struct table (luaopen_struct) for L.
+func Struct(L *lua.LState) *lua.LTable {
 	t := L.NewTable()
 	t.RawSetString("pack", L.NewFunction(structPack))
 	t.RawSetString("unpack", L.NewFunction(structUnpack))
@@ -104,7 +105,7 @@ func luaStructLib(L *lua.LState) *lua.LTable {
 }
 
 func structPack(L *lua.LState) int {
-	f := luaCCheckString(L, 1, "pack")
+	f := CheckString(L, 1, "pack")
 	h := structHeader{little: true, align: 1}
 	arg := 2
 	var b []byte
@@ -122,7 +123,7 @@ func structPack(L *lua.LState) int {
 			arg++
 			var v uint64
 			if n < 0 {
-				v = uint64(luaNumToInt(n))
+				v = uint64(NumToInt(n))
 			} else if n >= 1.8446744073709552e19 || math.IsNaN(n) {
 				v = 1 << 63 // out of range: x86's conversion result
 			} else {
@@ -157,13 +158,13 @@ func structPack(L *lua.LState) int {
 				b = binary.BigEndian.AppendUint64(b, bits)
 			}
 		case 'c', 's':
-			s := luaCCheckString(L, arg, "pack")
+			s := CheckString(L, arg, "pack")
 			arg++
 			if size == 0 {
 				size = len(s)
 			}
 			if len(s) < size {
-				luaCArgError(L, arg, "pack", "string too short")
+				ArgError(L, arg, "pack", "string too short")
 			}
 			b = append(b, s[:size]...)
 			if opt == 's' {
@@ -178,14 +179,14 @@ func structPack(L *lua.LState) int {
 }
 
 func structUnpack(L *lua.LState) int {
-	f := luaCCheckString(L, 1, "unpack")
-	data := luaCCheckString(L, 2, "unpack")
+	f := CheckString(L, 1, "unpack")
+	data := CheckString(L, 2, "unpack")
 	pos := 1
 	if L.Get(3) != lua.LNil {
-		pos = int(luaCCheckInt(L, 3, "unpack"))
+		pos = int(CheckInt(L, 3, "unpack"))
 	}
 	if pos <= 0 {
-		luaCArgError(L, 3, "unpack", "offset must be 1 or greater")
+		ArgError(L, 3, "unpack", "offset must be 1 or greater")
 	}
 	pos--
 	h := structHeader{little: true, align: 1}
@@ -197,9 +198,9 @@ func structUnpack(L *lua.LState) int {
 		size := structOptSize(L, opt, f, &i)
 		pos += structToAlign(pos, &h, opt, size)
 		if size > ld || pos > ld-size {
-			luaCArgError(L, 2, "unpack", "data string too short")
+			ArgError(L, 2, "unpack", "data string too short")
 		}
-		luaCCheckStack(L, L.GetTop()+len(out), 2, "too many results") // the item and the position
+		CheckStack(L, L.GetTop()+len(out), 2, "too many results") // the item and the position
 		switch opt {
 		case 'b', 'B', 'h', 'H', 'l', 'L', 'T', 'i', 'I':
 			var v uint64
@@ -240,22 +241,22 @@ func structUnpack(L *lua.LState) int {
 				var prev float64
 				ok := false
 				if len(out) > 0 {
-					prev, ok = luaToNumber(out[len(out)-1])
+					prev, ok = ToNumber(out[len(out)-1])
 				}
 				if !ok {
-					luaCError(L, "format 'c0' needs a previous size")
+					Error(L, "format 'c0' needs a previous size")
 				}
 				size = int(prev)
 				out = out[:len(out)-1]
 				if size > ld || pos > ld-size {
-					luaCArgError(L, 2, "unpack", "data string too short")
+					ArgError(L, 2, "unpack", "data string too short")
 				}
 			}
 			out = append(out, lua.LString(data[pos:pos+size]))
 		case 's':
 			e := strings.IndexByte(data[pos:], 0)
 			if e < 0 {
-				luaCError(L, "unfinished string in data")
+				Error(L, "unfinished string in data")
 			}
 			size = e + 1
 			out = append(out, lua.LString(data[pos:pos+e]))
@@ -272,7 +273,7 @@ func structUnpack(L *lua.LState) int {
 }
 
 func structSize(L *lua.LState) int {
-	f := luaCCheckString(L, 1, "size")
+	f := CheckString(L, 1, "size")
 	h := structHeader{little: true, align: 1}
 	pos := 0
 	for i := 0; i < len(f) && f[i] != 0; {
@@ -281,7 +282,7 @@ func structSize(L *lua.LState) int {
 		size := structOptSize(L, opt, f, &i)
 		pos += structToAlign(pos, &h, opt, size)
 		if opt == 's' || (opt == 'c' && size == 0) {
-			luaCArgError(L, 1, "size", "options 's' and 'c0' have variable size")
+			ArgError(L, 1, "size", "options 's' and 'c0' have variable size")
 		}
 		pos += size
 	}

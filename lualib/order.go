@@ -1,4 +1,4 @@
-package server
+package lualib
 
 // lua51HashOrder returns the order in which Lua 5.1 (Redis's interpreter)
 // walks a table whose keys are the given strings, inserted in this order
