@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/aofserver/aofserver/internal/testsrv"
 )
 
 // RESP3: the same command tables as the RESP2 differential tests, spoken
@@ -465,13 +467,9 @@ func waitBlocked(t *testing.T, p *diffPair) {
 	t.Helper()
 	p.conn(1)
 	for _, c := range []*respConn{p.oc[1], p.rc[1]} {
-		deadline := time.Now().Add(10 * time.Second)
-		for !strings.Contains(c.do("INFO", "clients"), "blocked_clients:1\r\n") {
-			if time.Now().After(deadline) {
-				t.Fatal("the client did not block")
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
+		testsrv.WaitFor(t, 10*time.Second, "the client to block", func() bool {
+			return strings.Contains(c.do("INFO", "clients"), "blocked_clients:1\r\n")
+		})
 	}
 }
 

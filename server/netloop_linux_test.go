@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/aofserver/aofserver/internal/testsrv"
 )
 
 // A wake must never be lost, however wakes and the loop's draining of the
@@ -267,19 +269,12 @@ func noReplyConn(t *testing.T, c *respConn, what string) {
 // with msg after 5 s.
 func waitForKey(t *testing.T, s *Server, key, msg string) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	testsrv.WaitFor(t, 5*time.Second, msg, func() bool {
 		s.mu.Lock()
+		defer s.mu.Unlock()
 		_, ok := s.dbs[0].keys.Get(key)
-		s.mu.Unlock()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal(msg)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return ok
+	})
 }
 
 // startLoopAlways starts a server under appendfsync always whose AOF

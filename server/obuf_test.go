@@ -276,16 +276,10 @@ func readsNothing(t *testing.T, nc net.Conn) {
 // waitGone waits until the client named name is no longer listed.
 func waitGone(t *testing.T, r *respConn, name string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second) // failure bound only
-	for {
-		if _, listed := clientField(r, name, "omem"); !listed {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("client %s still listed", name)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testsrv.WaitFor(t, 10*time.Second, "client "+name+" to leave CLIENT LIST", func() bool {
+		_, listed := clientField(r, name, "omem")
+		return !listed
+	})
 }
 
 // "No response for single command if client output buffer hard limit is

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/aofserver/aofserver/internal/testsrv"
 )
 
 // Persistence tests: files read back by us and by the real redis-server,
@@ -65,15 +67,11 @@ func digestOf(t *testing.T, addr string) string {
 
 func waitInfo(t *testing.T, c *respConn, field, want string) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		info := c.do("INFO", "persistence")
-		if strings.Contains(info, field+":"+want+"\r\n") {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !testsrv.Poll(20*time.Second, func() bool {
+		return strings.Contains(c.do("INFO", "persistence"), field+":"+want+"\r\n")
+	}) {
+		t.Fatalf("%s never became %s:\n%s", field, want, c.do("INFO", "persistence"))
 	}
-	t.Fatalf("%s never became %s:\n%s", field, want, c.do("INFO", "persistence"))
 }
 
 func copyDir(t *testing.T, src, dst string) {

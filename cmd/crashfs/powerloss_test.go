@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/aofserver/aofserver/internal/testsrv"
 )
 
 // The power-cut harness: a server (aofserver or redis-server) runs with its
@@ -361,12 +363,9 @@ const (
 // (the 60 s deadline only turns a hang into a failure).
 func waitAcked(t *testing.T, srv *server, acked []atomic.Int64, n int64) {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for sumAcked(acked) < n {
-		if time.Now().After(deadline) || srv.exited() {
-			t.Fatalf("%d of %d INCRs acknowledged (exited %v):\n%s", sumAcked(acked), n, srv.exited(), srv.out.Tail(3000))
-		}
-		time.Sleep(time.Millisecond)
+	testsrv.Poll(60*time.Second, func() bool { return sumAcked(acked) >= n || srv.exited() })
+	if sumAcked(acked) < n {
+		t.Fatalf("%d of %d INCRs acknowledged (exited %v):\n%s", sumAcked(acked), n, srv.exited(), srv.out.Tail(3000))
 	}
 }
 
@@ -384,12 +383,9 @@ func fsyncCount(t *testing.T, m *crashMount) int64 {
 // 60 s deadline only turns a hang into a failure).
 func waitFsync(t *testing.T, m *crashMount, srv *server, n int64) {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for fsyncCount(t, m) <= n {
-		if time.Now().After(deadline) || srv.exited() {
-			t.Fatalf("no fsync in 60 s (exited %v):\n%s", srv.exited(), srv.out.Tail(3000))
-		}
-		time.Sleep(5 * time.Millisecond)
+	testsrv.Poll(60*time.Second, func() bool { return fsyncCount(t, m) > n || srv.exited() })
+	if fsyncCount(t, m) <= n {
+		t.Fatalf("no fsync in 60 s (exited %v):\n%s", srv.exited(), srv.out.Tail(3000))
 	}
 }
 
@@ -403,13 +399,9 @@ func sumAcked(acked []atomic.Int64) int64 {
 
 func waitRewrite(t *testing.T, admin *respConn) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(mustDo(t, admin, "INFO", "persistence"), "aof_rewrite_in_progress:1") {
-		if time.Now().After(deadline) {
-			t.Fatal("BGREWRITEAOF did not start")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testsrv.WaitFor(t, 10*time.Second, "BGREWRITEAOF to start", func() bool {
+		return strings.Contains(mustDo(t, admin, "INFO", "persistence"), "aof_rewrite_in_progress:1")
+	})
 }
 
 // describeFiles lists every regular file under root with its inode and

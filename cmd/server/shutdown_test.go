@@ -7,21 +7,18 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/aofserver/aofserver/internal/testsrv"
 )
 
 // waitLog waits until out holds n lines containing msg (a generous bound
 // only fails a hung run).
 func waitLog(t *testing.T, p *proc, msg string, n int) {
 	t.Helper()
-	deadline := time.After(15 * time.Second)
-	for strings.Count(p.out.String(), msg) < n {
-		select {
-		case <-p.done:
-			t.Fatalf("exited while waiting for %q:\n%s", msg, p.out.String())
-		case <-deadline:
-			t.Fatalf("%q never logged %d times:\n%s", msg, n, p.out.String())
-		case <-time.After(10 * time.Millisecond):
-		}
+	logged := func() bool { return strings.Count(p.out.String(), msg) >= n }
+	testsrv.Poll(15*time.Second, func() bool { return logged() || p.Exited() })
+	if !logged() {
+		t.Fatalf("%q never logged %d times (exited %v):\n%s", msg, n, p.Exited(), p.out.String())
 	}
 }
 
