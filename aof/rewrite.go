@@ -26,10 +26,6 @@ type Rewrite struct {
 // lock held, at the instant the base snapshot is taken. childPid names the
 // temp base file.
 func (a *AOF) StartRewrite(childPid int) (*Rewrite, error) {
-	// the incr file the writer will switch to (manMu before mu, as Install)
-	a.manMu.Lock()
-	_, next := a.man.WithNewIncr(a.opt.FileName)
-	a.manMu.Unlock()
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	switch {
@@ -50,13 +46,6 @@ func (a *AOF) StartRewrite(childPid int) (*Rewrite, error) {
 	a.rot = r
 	a.bufMu.Unlock()
 	a.wake()
-	// Logged here, as Redis's openNewIncrAofForAppend does before the
-	// fork, though the writer creates the file at the switch point.
-	name := next.Name
-	if a.waiting {
-		name = a.tempIncrName() // AOF_WAIT_REWRITE: a temporary incr each time
-	}
-	a.log.Info().Msgf("Creating AOF incr file %s on background rewrite", name)
 	return r, nil
 }
 
@@ -134,6 +123,7 @@ func (a *AOF) rotate(r *Rewrite) {
 	a.cur = &segment{f: f, name: inc.Name}
 	a.mu.Unlock()
 	a.lastIncrSize.Store(0)
+	a.log.Info().Msgf("Creating AOF incr file %s on background rewrite", inc.Name)
 	endOff := a.writtenOff.Load()
 	a.pendingBio.Add(1)
 	a.bg.Add(1)

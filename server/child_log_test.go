@@ -7,42 +7,6 @@ import (
 	"testing"
 )
 
-// roleLines are the lines of log after byte n as "<role> <mark> message",
-// numbers masked.
-func roleLines(log string, n int) []string {
-	linePid := regexp.MustCompile(`^(\d+):([MC]) \d\d \w{3} \d{4} [\d:.]+ `)
-	num := regexp.MustCompile(`\d+`)
-	var out []string
-	for _, l := range strings.Split(strings.TrimSpace(log[n:]), "\n") {
-		if m := linePid.FindStringSubmatch(l); m != nil {
-			out = append(out, m[2]+" "+num.ReplaceAllString(l[len(m[0]):], "N"))
-		}
-	}
-	return out
-}
-
-// BGREWRITEAOF with the AOF on, and CONFIG SET appendonly yes, log their
-// new incr file ("Creating AOF incr file ... on background rewrite")
-// before the child's start, as Redis's openNewIncrAofForAppend.
-func TestRewriteIncrLogLinesAsRedis(t *testing.T) {
-	var got [][]string
-	for _, tg := range loadingTargets(t, "--appendonly", "yes") {
-		c := dial(t, tg.addr)
-		c.do("SET", "a", "1")
-		n := len(tg.log())
-		c.do("BGREWRITEAOF")
-		waitFor(t, tg.name+": BGREWRITEAOF", func() bool { return strings.Count(tg.log()[n:], "Background AOF rewrite finished") == 1 })
-		c.do("CONFIG", "SET", "appendonly", "no")
-		c.do("SET", "b", "1")
-		c.do("CONFIG", "SET", "appendonly", "yes")
-		waitFor(t, tg.name+": appendonly yes", func() bool { return strings.Count(tg.log()[n:], "Background AOF rewrite finished") == 2 })
-		got = append(got, roleLines(tg.log(), n))
-	}
-	if !slices.Equal(got[0], got[1]) {
-		t.Fatalf("differ\nours:  %q\nredis: %q", got[0], got[1])
-	}
-}
-
 // A successful BGSAVE and BGREWRITEAOF log Redis's child lines, under the
 // child's pid with role C, before the parent's "terminated with success":
 // "DB saved on disk" / "Successfully created the temporary AOF base file
