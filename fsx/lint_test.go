@@ -59,6 +59,9 @@ var lintAllowed = map[string]string{
 	// Developer tools that never run against a data directory.
 	"cmd/gencommands": "code generator: writes the generated Go file and a scratch dir",
 	"cmd/timeline":    "benchmark tool: makes and removes scratch dirs for the servers it starts, writes plots",
+	// Test support (imported only by tests): scratch dirs and config
+	// files for the servers a test starts.
+	"internal/testsrv": "test support: makes and removes the scratch dirs and config files of test servers",
 	// --check-aof --replay loads the files into a scratch server whose
 	// dir is a fresh directory under os.TempDir, removed afterwards.
 	"cmd/server.startReplayer":  "scratch dir of the replay server",
