@@ -56,6 +56,9 @@ func TestDebugLoadAOFAppendOnlyNoAsRedis(t *testing.T) {
 		if r, _ := c.do("GET", "fromaof"); r != "1" {
 			t.Fatalf("%s: GET fromaof: %q", bin, r)
 		}
+		// The line is logged before the reply, but reaches p.out through
+		// the pipe's reader: wait for it, then count.
+		p.WaitOutput("Append Only File loaded by DEBUG LOADAOF", 10*time.Second)
 		if n := countLines(p.out.String(), "Append Only File loaded by DEBUG LOADAOF"); n != 1 {
 			t.Fatalf("%s: 'Append Only File loaded by DEBUG LOADAOF' %d times:\n%s", bin, n, p.out.String())
 		}
