@@ -1,6 +1,10 @@
 package server
 
-import "time"
+import (
+	"time"
+
+	"github.com/aofserver/aofserver/memsize"
+)
 
 // cronLoop is Redis's serverCron: hz times a second it takes the executor
 // for a bounded slice of background work.
@@ -133,12 +137,12 @@ func (s *Server) clientsCron(now time.Time, hz int, tick int64) {
 		// clientsCronTrackExpansiveClients: the query buffer's allocation
 		// (sdsZmallocSize) and a blocked command's arguments.
 		alloc := c.rd.qb.size()
-		in := jemallocUsable(sdsHdrSize(alloc) + alloc + 1)
+		in := memsize.Jemalloc(memsize.SdsHdrSize(alloc) + alloc + 1)
 		if bs := c.block; bs != nil {
 			for _, a := range bs.argv {
 				in += int64(len(a))
 			}
-			in += jemallocUsable(8 * int64(min(len(bs.argv), 1024)))
+			in += memsize.Jemalloc(8 * int64(min(len(bs.argv), 1024)))
 		}
 		s.stats.ibufPeak.note(in)
 	}

@@ -5,12 +5,12 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
-	"math/bits"
 	"os"
 	"strconv"
 	"unsafe"
 
 	"github.com/aofserver/aofserver/listpack"
+	"github.com/aofserver/aofserver/memsize"
 	"github.com/aofserver/aofserver/rdb"
 )
 
@@ -236,13 +236,13 @@ func debugSDSLen(c *client, key []byte) {
 	}
 	// The key is sdsdup'ed by dbAdd. An embstr value lives in the robj's
 	// allocation with no spare room; a raw one is a fresh sdsnewlen.
-	kAvail, kAlloc := sdsNewLen(len(key))
+	kAvail, kAlloc := memsize.SdsNewLen(len(key))
 	vLen := len(e.str())
 	var vAvail, vAlloc int
 	if enc == "embstr" {
-		vAlloc = jemallocSize(16+3+vLen+1) - 16
+		vAlloc = int(memsize.Jemalloc(int64(16+3+vLen+1))) - 16
 	} else {
-		vAvail, vAlloc = sdsNewLen(vLen)
+		vAvail, vAlloc = memsize.SdsNewLen(vLen)
 		// tryObjectEncoding's trimStringObjectIfNeeded: a shrink within
 		// jemalloc's class, so only alloc changes.
 		if vAvail > vLen/10 {
@@ -251,44 +251,4 @@ func debugSDSLen(c *client, key []byte) {
 	}
 	c.status(fmt.Sprintf("key_sds_len:%d, key_sds_avail:%d, key_zmalloc: %d, val_sds_len:%d, val_sds_avail:%d, val_zmalloc: %d",
 		len(key), kAvail, kAlloc, vLen, vAvail, vAlloc))
-}
-
-// sdsNewLen is Redis 7.0's _sdsnewlen for an n-byte string: the header type
-// fitting n, the allocation's usable size (jemalloc's class) and so the
-// spare room recorded in alloc (none for sdshdr5, which has no alloc field).
-func sdsNewLen(n int) (avail, zmalloc int) {
-	hdr, max := 17, -1
-	switch {
-	case n < 1<<5 && n > 0: // an empty sds is made sdshdr8 for appends
-		hdr, max = 1, 0
-	case n < 1<<8:
-		hdr, max = 3, 1<<8-1
-	case n < 1<<16:
-		hdr, max = 5, 1<<16-1
-	case int64(n) < 1<<32:
-		hdr, max = 9, 1<<32-1
-	}
-	zmalloc = jemallocSize(hdr + n + 1)
-	usable := zmalloc - hdr - 1
-	if max >= 0 && usable > max {
-		usable = max
-	}
-	if hdr == 1 {
-		usable = n
-	}
-	return usable - n, zmalloc
-}
-
-// jemallocSize is jemalloc 5's size class for a request of n bytes
-// (x86-64: 8, then 16-byte quanta up to 128, then four classes per
-// doubling).
-func jemallocSize(n int) int {
-	switch {
-	case n <= 8:
-		return 8
-	case n <= 128:
-		return (n + 15) &^ 15
-	}
-	delta := 1 << (bits.Len(uint(n-1)) - 3)
-	return (n + delta - 1) &^ (delta - 1)
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/aofserver/aofserver/config"
+	"github.com/aofserver/aofserver/memsize"
 )
 
 // replyChunkSize is Redis's PROTO_REPLY_CHUNK_BYTES: asynchronous output
@@ -197,7 +198,7 @@ const (
 // pub/sub dictionaries' entries and buckets. Under s.mu.
 func (c *client) memoryUsage(omem int64) int64 {
 	alloc := c.qbufCap.Load()
-	mem := omem + jemallocUsable(sdsHdrSize(alloc)+alloc+1) + sizeofClient + c.rbuf.usable
+	mem := omem + memsize.Jemalloc(memsize.SdsHdrSize(alloc)+alloc+1) + sizeofClient + c.rbuf.usable
 	argvLen, argc := c.argvMem()
 	mem += int64(argvLen) + int64(sizeofPointer*argc)
 	mem += c.multiStateMemOverhead()

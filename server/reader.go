@@ -3,10 +3,10 @@ package server
 import (
 	"bytes"
 	"errors"
-	"math/bits"
 	"sync"
 	"sync/atomic"
 
+	"github.com/aofserver/aofserver/memsize"
 	"github.com/aofserver/aofserver/rstring"
 )
 
@@ -399,42 +399,6 @@ type qbufModel struct {
 // client's buffer only above it.
 const protoResizeThreshold = 32 * 1024
 
-// jemallocUsable is the usable size of a jemalloc allocation of n bytes
-// (x86-64 size classes: 8, 16, then four classes per doubling, at least
-// 16 bytes apart), as Redis's s_malloc_usable reports it.
-func jemallocUsable(n int64) int64 {
-	switch {
-	case n <= 8:
-		return 8
-	case n <= 16:
-		return 16
-	}
-	step := int64(1) << max(bits.Len64(uint64(n-1))-3, 4)
-	return (n + step - 1) &^ (step - 1)
-}
-
-// sdsHdrSize is the header size of the sds type sdsReqType picks for a
-// string of n bytes (type 5 counted as 8: the query buffer never uses it).
-func sdsHdrSize(n int64) int64 {
-	switch {
-	case n < 1<<8:
-		return 3
-	case n < 1<<16:
-		return 5
-	case n < 1<<32:
-		return 9
-	}
-	return 17
-}
-
-// sdsUsableAlloc is the alloc field of an sds made for newlen bytes by
-// sdsMakeRoomFor/sdsnewlen: the allocator's usable size minus the header
-// and the terminator.
-func sdsUsableAlloc(newlen int64) int64 {
-	hdr := sdsHdrSize(newlen)
-	return jemallocUsable(hdr+newlen+1) - hdr - 1
-}
-
 // makeRoom is sdsMakeRoomFor (greedy: double below SDS_MAX_PREALLOC,
 // else add 1 MB) or sdsMakeRoomForNonGreedy. Under mu.
 func (q *qbufModel) makeRoom(addlen int64, greedy bool) {
@@ -449,7 +413,7 @@ func (q *qbufModel) makeRoom(addlen int64, greedy bool) {
 			newlen += 1 << 20
 		}
 	}
-	q.alloc = sdsUsableAlloc(newlen)
+	q.alloc = memsize.SdsUsableAlloc(newlen)
 }
 
 func (q *qbufModel) publish() {
@@ -506,7 +470,7 @@ func (r *reqReader) bigHeader(n int) bool {
 func (r *reqReader) bigDone(n int) {
 	q := &r.qb
 	q.mu.Lock()
-	q.alloc = sdsUsableAlloc(int64(n) + 2)
+	q.alloc = memsize.SdsUsableAlloc(int64(n) + 2)
 	q.len = int64(r.end - r.pos)
 	q.alloc = max(q.alloc, q.len)
 	q.bulk = -1

@@ -8,6 +8,8 @@ package server
 // clientsCronResizeOutputBuffer shrinks or doubles the buffer from its
 // recent peak. All under s.mu.
 
+import "github.com/aofserver/aofserver/memsize"
+
 const (
 	protoReplyChunkBytes  = 16 * 1024 // PROTO_REPLY_CHUNK_BYTES: a new client's buffer
 	protoReplyMinBytes    = 1024      // PROTO_REPLY_MIN_BYTES: the smallest it shrinks to
@@ -52,7 +54,7 @@ func (s *Server) cronResizeReplyBuf(b *replyBuf, bufpos int64, nowMs int64) {
 			b.resetAt = nowMs
 		}
 		if size > 0 {
-			b.usable = jemallocUsable(size) // zmalloc_usable
+			b.usable = memsize.Jemalloc(size) // zmalloc_usable
 		}
 	}
 }
