@@ -16,7 +16,7 @@ const ldPrec = 64
 // String2ld parses like Redis's string2ld (strtold): no leading or
 // trailing space, not empty, NaN refused; infinities are accepted.
 func String2ld(b []byte) (*big.Float, bool) {
-	if len(b) == 0 || len(b) > 5*1024 || isSpace(b[0]) || isSpace(b[len(b)-1]) {
+	if len(b) == 0 || len(b) > 5*1024 || IsSpace(b[0]) || IsSpace(b[len(b)-1]) {
 		return nil, false
 	}
 	s := string(b)

@@ -88,8 +88,8 @@ func cstring[S ~string | ~[]byte](s S) S {
 	return s
 }
 
-// isSpace is C's isspace in the C locale (Redis never sets LC_CTYPE).
-func isSpace(c byte) bool {
+// IsSpace is C's isspace in the C locale (Redis never sets LC_CTYPE).
+func IsSpace(c byte) bool {
 	return c == ' ' || (c >= '\t' && c <= '\r')
 }
 
@@ -100,7 +100,7 @@ func isSpace(c byte) bool {
 // (C then points end back at the start of s).
 func strtoMag[S ~string | ~[]byte](s S) (mag uint64, neg bool, end int, overflow bool) {
 	i := 0
-	for i < len(s) && isSpace(s[i]) {
+	for i < len(s) && IsSpace(s[i]) {
 		i++
 	}
 	if i < len(s) && (s[i] == '+' || s[i] == '-') {

@@ -28,7 +28,7 @@ func SplitArgs[S ~string | ~[]byte](line S) (args []S, ok bool) {
 	var ends []int
 	p := 0
 	for {
-		for p < len(line) && isSpace(line[p]) {
+		for p < len(line) && IsSpace(line[p]) {
 			p++
 		}
 		if p >= len(line) {
@@ -60,7 +60,7 @@ func SplitArgs[S ~string | ~[]byte](line S) (args []S, ok bool) {
 					}
 					buf = append(buf, e)
 				case c == '"':
-					if n := at(p + 1); n != 0 && !isSpace(n) {
+					if n := at(p + 1); n != 0 && !IsSpace(n) {
 						return nil, false
 					}
 					done = true
@@ -75,7 +75,7 @@ func SplitArgs[S ~string | ~[]byte](line S) (args []S, ok bool) {
 					p++
 					buf = append(buf, '\'')
 				case c == '\'':
-					if n := at(p + 1); n != 0 && !isSpace(n) {
+					if n := at(p + 1); n != 0 && !IsSpace(n) {
 						return nil, false
 					}
 					done = true

@@ -72,7 +72,7 @@ FUZZTIME=${FUZZTIME:-8s}
 if [ "$FUZZTIME" != 0 ]; then
   echo "== go test -fuzz ($FUZZTIME each)"
   for target in \
-    ./server:FuzzRequestReader \
+    ./resp:FuzzRequestReader \
     ./server:FuzzDispatch \
     ./manifest:FuzzParse \
     ./aof:FuzzLoad \

@@ -3,7 +3,6 @@ package server
 import (
 	"io"
 	"net"
-	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -79,60 +78,4 @@ func TestUnauthLimitsSameAsRedis(t *testing.T) {
 	}
 	t.Run("netloop", func(t *testing.T) { run(t) })
 	t.Run("goroutines", func(t *testing.T) { run(t, "--netloop", "no") })
-}
-
-// The reader pauses, not fails, at a header over an unauthenticated limit
-// once a command that may change the authentication was parsed in the
-// batch; parsing again after the batch ran judges it by the new state.
-func TestReaderUnauthPause(t *testing.T) {
-	authed := false
-	r := newReqReader()
-	r.authState = func() (bool, bool) { return true, authed }
-	in := []byte(alCmd("PING") + alCmd("auth", "pw") + "*11\r\n")
-	got, err := feedReader(r, in, whole)
-	if err != nil || !r.morePaused() || !reflect.DeepEqual(got, [][]string{{"PING"}, {"auth", "pw"}}) {
-		t.Fatalf("got %q err %v paused %v", got, err, r.morePaused())
-	}
-	r.reset()
-	// Still not authenticated (AUTH failed): now it is an error.
-	if err := r.parse(); protoMsg(err) != "unauthenticated multibulk length" || r.morePaused() {
-		t.Fatalf("err %v paused %v", err, r.morePaused())
-	}
-
-	// A bulk header, mid-command: the pause keeps the command's start.
-	authed = false
-	r = newReqReader()
-	r.authState = func() (bool, bool) { return true, authed }
-	in = []byte(alCmd("HELLO", "3", "AUTH", "default", "pw") + "*2\r\n$4\r\nECHO\r\n$16385\r\n")
-	buf, _ := r.space()
-	r.end += copy(buf, in)
-	if err := r.parse(); err != nil || !r.morePaused() || r.ncmds() != 1 {
-		t.Fatalf("HELLO: err %v paused %v cmds %d", err, r.morePaused(), r.ncmds())
-	}
-	authed = true // HELLO AUTH succeeded
-	r.reset()
-	if err := r.parse(); err != nil || r.morePaused() || r.ncmds() != 0 {
-		t.Fatalf("after HELLO: err %v paused %v cmds %d", err, r.morePaused(), r.ncmds())
-	}
-	value := strings.Repeat("z", 16385)
-	got, err = feedReader(r, []byte(value+"\r\n"), whole)
-	if err != nil || !reflect.DeepEqual(got, [][]string{{"ECHO", value}}) {
-		t.Fatalf("after HELLO: got %d commands, err %v", len(got), err)
-	}
-
-	// No password: nothing is limited and nothing pauses.
-	r = newReqReader()
-	r.authState = func() (bool, bool) { return false, false }
-	got, err = feedReader(r, []byte(alCmd("AUTH", "x")+alCmd(args12()...)), whole)
-	if err != nil || r.morePaused() || len(got) != 2 {
-		t.Fatalf("no password: got %d err %v paused %v", len(got), err, r.morePaused())
-	}
-}
-
-func args12() []string {
-	a := []string{"MSET"}
-	for i := 0; i < 11; i++ {
-		a = append(a, "k")
-	}
-	return a
 }

@@ -111,7 +111,7 @@ func biDial(t testing.TB, addr string) *biConn {
 // do sends a command and returns its reply in wire form.
 func (c *biConn) do(args ...string) (string, error) {
 	c.SetDeadline(time.Now().Add(5 * time.Second))
-	if _, err := c.Write(encodeMultibulk(args...)); err != nil {
+	if _, err := c.Write(appendMultibulk(nil, args...)); err != nil {
 		return "", err
 	}
 	return c.readReply()

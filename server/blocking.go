@@ -76,7 +76,7 @@ func init() {
 // Redis 7.0's getTimeoutFromObjectOrReply.
 func parseBlockTimeout(c *client, b []byte) (time.Duration, bool) {
 	f, err := strconv.ParseFloat(string(b), 64)
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || len(b) == 0 || isSpace(b[0]) {
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || len(b) == 0 || rstring.IsSpace(b[0]) {
 		c.err("ERR timeout is not a float or out of range")
 		return 0, false
 	}

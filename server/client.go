@@ -10,6 +10,7 @@ import (
 	"github.com/tidwall/redcon"
 
 	"github.com/aofserver/aofserver/aof"
+	"github.com/aofserver/aofserver/resp"
 )
 
 // client flags
@@ -51,7 +52,7 @@ type client struct {
 	aofDirect bool
 	addr      string
 	laddr     string
-	rd        *reqReader
+	rd        *resp.Reader
 
 	db     *DB
 	name   string
@@ -142,7 +143,7 @@ type client struct {
 	// rbuf is Redis's static reply buffer (replybuf.go; under s.mu).
 	rbuf replyBuf
 	// qbufCap mirrors the size of the query buffer as Redis would hold
-	// it (rd.qb) for the memory figures.
+	// it (rd.QB) for the memory figures.
 	qbufCap atomic.Int64
 
 	// propagation for the command being executed
@@ -165,9 +166,9 @@ type watchedKey struct {
 }
 
 func newClient(s *Server, nc net.Conn, id int64) *client {
-	c := &client{srv: s, id: id, conn: nc, rd: newReqReader(), resp: 2, created: time.Now(), rbuf: newReplyBuf()}
+	c := &client{srv: s, id: id, conn: nc, rd: resp.NewReader(), resp: 2, created: time.Now(), rbuf: newReplyBuf()}
 	c.lastInter.Store(c.created.UnixNano())
-	c.rd.qb.mirror = &c.qbufCap
+	c.rd.QB.Mirror = &c.qbufCap
 	if nc != nil {
 		c.addr = nc.RemoteAddr().String()
 		c.laddr = nc.LocalAddr().String()

@@ -298,12 +298,12 @@ func (c *client) infoLineOmem(viewer *client, omem int64) string {
 	if c.trackFlags&trackOn != 0 {
 		redir = c.trackRedir
 	}
-	// The query buffer as Redis would hold it (reqReader.qb); while the
+	// The query buffer as Redis would hold it (resp.Reader.QB); while the
 	// viewer's own command runs, it still holds the whole read.
-	qbuf, qfree := c.rd.qb.figures()
+	qbuf, qfree := c.rd.QB.Figures()
 	qalloc := qbuf + qfree
 	if viewer == c {
-		qbuf = int64(c.rd.end - c.rd.batchStart)
+		qbuf = c.rd.BatchBytes()
 		qfree = max(qalloc-qbuf, 0)
 	}
 	argvMem, _ := c.argvMem()

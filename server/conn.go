@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/aofserver/aofserver/aof"
+	"github.com/aofserver/aofserver/resp"
 )
 
 const deniedProtectedMode = "-DENIED Redis is running in protected mode because protected mode is enabled and no password is set for the default user. In this mode connections are only accepted from the loopback interface. If you want to connect from external computers to Redis you may adopt one of the following solutions: 1) Just disable protected mode sending the command 'CONFIG SET protected-mode no' from the loopback interface by connecting to Redis from the same host the server is running, however MAKE SURE Redis is not publicly accessible from internet if you do so. Use CONFIG REWRITE to make this change permanent. 2) Alternatively you can just disable the protected mode by editing the Redis configuration file, and setting the protected mode option to 'no', and then restarting the server. 3) If you started the server manually just for testing, restart it with the '--protected-mode no' option. 4) Set up an authentication password for the default user. NOTE: You only need to do one of the above things in order for the server to start accepting connections from the outside.\r\n"
@@ -38,9 +39,9 @@ func (s *Server) serveConn(nc net.Conn) {
 	}
 	id := s.nextID.Add(1)
 	c := newClient(s, nc, id)
-	c.rd.maxBulk = maxBulk
-	c.rd.maxQueryBuf = maxQuery
-	c.rd.authState = func() (bool, bool) { return s.passwordSet.Load(), c.authed }
+	c.rd.MaxBulk = maxBulk
+	c.rd.MaxQueryBuf = maxQuery
+	c.rd.AuthState = func() (bool, bool) { return s.passwordSet.Load(), c.authed }
 
 	s.mu.Lock()
 	if s.cfg.MaxClients > 0 && len(s.clients) >= s.cfg.MaxClients {
@@ -90,10 +91,10 @@ func (s *Server) connLoop(c *client) {
 			c.conn.SetReadDeadline(time.Time{})
 			deadlineSet = false
 		}
-		// Parsing paused on an unauthenticated limit (reqReader.paused):
+		// Parsing paused on an unauthenticated limit (resp.Reader.MorePaused):
 		// the rest of the buffer is parsed now that the batch ran.
-		if !c.rd.morePaused() {
-			buf, err := c.rd.space()
+		if !c.rd.MorePaused() {
+			buf, err := c.rd.Space()
 			if err != nil {
 				s.mu.Lock()
 				s.log.Warn().Msgf("Closing client that reached max query buffer length: %s", c.infoLine())
@@ -110,7 +111,7 @@ func (s *Server) connLoop(c *client) {
 				s.stats.totalReads.Add(1)
 			}
 			if n > 0 {
-				c.rd.read(n)
+				c.rd.Read(n)
 				s.stats.netInput.Add(int64(n))
 			}
 			if err != nil {
@@ -122,8 +123,8 @@ func (s *Server) connLoop(c *client) {
 			}
 			c.lastInter.Store(time.Now().UnixNano())
 		}
-		perr := c.rd.parse()
-		if c.rd.ncmds() > 0 {
+		perr := c.rd.Parse()
+		if c.rd.NCmds() > 0 {
 			if !s.runBatch(c) {
 				return
 			}
@@ -138,7 +139,7 @@ func (s *Server) connLoop(c *client) {
 // it, then closes). It reports whether the connection goes on.
 func (s *Server) afterBatch(c *client, perr error) bool {
 	if perr != nil {
-		var pe *protocolError
+		var pe *resp.ProtocolError
 		if errors.As(perr, &pe) {
 			s.reportProtocolError(c, pe)
 		}
@@ -150,19 +151,19 @@ func (s *Server) afterBatch(c *client, perr error) bool {
 			return false
 		}
 	}
-	c.rd.reset()
+	c.rd.Reset()
 	return c.connFlags&(flagCloseAfterReply|flagCloseASAP) == 0
 }
 
 // reportProtocolError queues Redis's reply to a malformed request.
-func (s *Server) reportProtocolError(c *client, pe *protocolError) {
+func (s *Server) reportProtocolError(c *client, pe *resp.ProtocolError) {
 	c.out = append(c.out, "-ERR "...)
 	c.out = append(c.out, pe.Error()...)
 	c.out = append(c.out, "\r\n"...)
 	s.mu.Lock()
 	s.countError("ERR " + pe.Error())
 	s.mu.Unlock()
-	s.log.Debug().Msgf("Protocol error (%s) from client: %s", pe.msg, c.infoLine())
+	s.log.Debug().Msgf("Protocol error (%s) from client: %s", pe.Msg, c.infoLine())
 }
 
 // runBatch executes the parsed commands, then holds the replies at the AOF
@@ -173,7 +174,7 @@ func (s *Server) runBatch(c *client) bool { return s.runBatchFrom(c, 0, nil, fal
 // before it; blocked: command i-1 left the client blocked), for a
 // connection the network loop hands over mid-batch.
 func (s *Server) runBatchFrom(c *client, i int, lastA *aof.AOF, blocked bool) bool {
-	n := c.rd.ncmds()
+	n := c.rd.NCmds()
 	for i < n || blocked {
 		a := lastA
 		if !blocked {
@@ -219,7 +220,7 @@ func (s *Server) execChunk(c *client, i, n int) (next int, a *aof.AOF, ok bool) 
 	// The network loop cannot parse the rest of a read the reader paused
 	// on (an unauthenticated limit after AUTH, HELLO or RESET): such a
 	// rare client continues on a goroutine of its own (connLoop does).
-	if c.lc != nil && c.rd.morePaused() {
+	if c.lc != nil && c.rd.MorePaused() {
 		c.yield = true
 		return i, nil, true
 	}
@@ -237,7 +238,7 @@ func (s *Server) execChunk(c *client, i, n int) (next int, a *aof.AOF, ok bool) 
 	ok = true
 	defer func() {
 		if r := recover(); r != nil {
-			argv := c.rd.argsOf(i)
+			argv := c.rd.ArgsOf(i)
 			name := ""
 			if len(argv) > 0 {
 				name = string(argv[0])
@@ -258,7 +259,7 @@ func (s *Server) execChunk(c *client, i, n int) (next int, a *aof.AOF, ok bool) 
 	}
 	for ; i < end; i++ {
 		mark := len(c.out)
-		s.processCommand(c, c.rd.argsOf(i))
+		s.processCommand(c, c.rd.ArgsOf(i))
 		c.rbuf.noteReply(len(c.out))
 		if c.yield {
 			break // the network loop hands c to a goroutine, from command i

@@ -132,11 +132,11 @@ func (s *Server) clientsCron(now time.Time, hz int, tick int64) {
 		if !all && (id+tick)%int64(hz) != 0 {
 			continue
 		}
-		c.rd.qb.cronResize(unix - c.lastInter.Load()/1e9)
+		c.rd.QB.CronResize(unix - c.lastInter.Load()/1e9)
 		s.cronResizeReplyBuf(&c.rbuf, c.outHeld.Load(), ms)
 		// clientsCronTrackExpansiveClients: the query buffer's allocation
 		// (sdsZmallocSize) and a blocked command's arguments.
-		alloc := c.rd.qb.size()
+		alloc := c.rd.QB.Size()
 		in := memsize.Jemalloc(memsize.SdsHdrSize(alloc) + alloc + 1)
 		if bs := c.block; bs != nil {
 			for _, a := range bs.argv {

@@ -16,7 +16,7 @@
 //     write()n, so killing the process loses nothing acknowledged.
 //
 // On Linux one network loop serves the connections (netloop_linux.go): a
-// goroutine in epoll_wait reads and parses requests (reader.go, with
+// goroutine in epoll_wait reads and parses requests (package resp, with
 // Redis's limits and error texts), runs each batch and writes the replies,
 // and never waits for the disk. Replies behind the barrier are held: once
 // per iteration the loop writes the AOF itself (everysec, no) or becomes

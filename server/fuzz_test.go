@@ -2,11 +2,8 @@ package server
 
 import (
 	"bufio"
-	"bytes"
-	"errors"
 	"net"
 	"os"
-	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +12,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/aofserver/aofserver/config"
+	"github.com/aofserver/aofserver/resp"
 )
 
 var fuzzSeeds = []string{
@@ -36,81 +34,6 @@ var fuzzSeeds = []string{
 	"EXPIRE k 100\r\nTTL k\r\nKEYS *\r\nSCAN 0 MATCH * COUNT 10\r\n",
 }
 
-// feedChunks is feedReader with chunk sizes taken from sizes (cycled).
-func feedChunks(r *reqReader, data []byte, sizes []byte) ([][]string, error) {
-	i := 0
-	return feedReader(r, data, func() int {
-		if len(sizes) == 0 {
-			return 1 << 30
-		}
-		// Tiny reads of a big input are quadratic (each read rescans
-		// the pending line, as in Redis); scale them to keep execs fast.
-		n := (int(sizes[i%len(sizes)]) + 1) * (1 + len(data)/4096)
-		i++
-		return n
-	})
-}
-
-func FuzzRequestReader(f *testing.F) {
-	for _, s := range fuzzSeeds {
-		f.Add([]byte(s), []byte{0, 3, 200, 17})
-	}
-	f.Add(bytes.Repeat([]byte("a"), 70000), []byte{255})
-	f.Fuzz(func(t *testing.T, data, sizes []byte) {
-		newR := func() *reqReader {
-			r := newReqReader()
-			r.maxBulk = 1 << 20
-			r.maxQueryBuf = 256 << 10
-			return r
-		}
-		r1 := newR()
-		c1, e1 := feedChunks(r1, data, nil)
-		r2 := newR()
-		c2, e2 := feedChunks(r2, data, sizes)
-		for _, r := range []*reqReader{r1, r2} {
-			// The buffer holds at most what was received, doubled.
-			if c := cap(r.buf); c > protoIOBufLen && c > 2*len(data) {
-				t.Fatalf("buffer cap %d for %d input bytes", c, len(data))
-			}
-			if c := cap(r.buf); int64(c) > 2*r.maxQueryBuf {
-				t.Fatalf("buffer cap %d beyond query buffer limit", c)
-			}
-		}
-		for _, cmds := range [][][]string{c1, c2} {
-			for _, c := range cmds {
-				if len(c) == 0 {
-					t.Fatal("empty command returned")
-				}
-				for _, a := range c {
-					if len(a) > 1<<20 {
-						t.Fatalf("argument of %d bytes over proto-max-bulk-len", len(a))
-					}
-				}
-			}
-		}
-		for _, e := range []error{e1, e2} {
-			var pe *protocolError
-			if e != nil && !errors.As(e, &pe) && !errors.Is(e, errQueryBufferLimit) {
-				t.Fatalf("unexpected error type %T: %v", e, e)
-			}
-		}
-		// Read boundaries change only when a size limit trips; when
-		// neither feed hit an error the commands must be the same.
-		if e1 == nil && e2 == nil && !reflect.DeepEqual(c1, c2) {
-			t.Fatalf("chunking changed the commands: %q vs %q", c1, c2)
-		}
-		if e1 != nil && e2 != nil {
-			short, long := c1, c2
-			if len(short) > len(long) {
-				short, long = long, short
-			}
-			if !reflect.DeepEqual(short, long[:len(short)]) {
-				t.Fatalf("commands before the error differ: %q vs %q", short, long)
-			}
-		}
-	})
-}
-
 // Commands the dispatch fuzzer must not send: they stop or reconfigure
 // the shared server, drop its control connection, spawn processes, reach
 // other hosts, or allocate hundreds of MB on purpose.
@@ -124,8 +47,7 @@ var fuzzDenied = map[string]bool{
 }
 
 func fuzzAllowed(data []byte) bool {
-	r := newReqReader()
-	cmds, _ := feedReader(r, data, whole)
+	cmds, _ := parseAll(data)
 	for _, c := range cmds {
 		name := strings.ToLower(c[0])
 		if fuzzDenied[name] {
@@ -136,6 +58,35 @@ func fuzzAllowed(data []byte) bool {
 		}
 	}
 	return true
+}
+
+// parseAll parses data as one read (at most the reader's buffer at a
+// time, as a connection reads it) and returns the commands, copied.
+func parseAll(data []byte) ([][]string, error) {
+	r := resp.NewReader()
+	var cmds [][]string
+	for len(data) > 0 {
+		buf, err := r.Space()
+		if err != nil {
+			return cmds, err
+		}
+		n := copy(buf, data)
+		data = data[n:]
+		r.Read(n)
+		perr := r.Parse()
+		for i := 0; i < r.NCmds(); i++ {
+			var c []string
+			for _, a := range r.ArgsOf(i) {
+				c = append(c, string(a))
+			}
+			cmds = append(cmds, c)
+		}
+		if perr != nil {
+			return cmds, perr
+		}
+		r.Reset()
+	}
+	return cmds, nil
 }
 
 var fuzzSrv struct {

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/aofserver/aofserver/aof"
+	"github.com/aofserver/aofserver/resp"
 )
 
 // The network loop (Linux): one goroutine serves many connections with
@@ -727,7 +728,7 @@ func (l *netLoop) serve(c *client) {
 		return
 	}
 	lc.mu.Unlock()
-	buf, err := c.rd.space()
+	buf, err := c.rd.Space()
 	if err != nil {
 		s.mu.Lock()
 		s.log.Warn().Msgf("Closing client that reached max query buffer length: %s", c.infoLine())
@@ -745,18 +746,18 @@ func (l *netLoop) serve(c *client) {
 		return
 	}
 	full := n == len(buf)
-	c.rd.read(n)
+	c.rd.Read(n)
 	s.stats.netInput.Add(int64(n))
 	s.stats.totalReads.Add(1)
 	c.lastInter.Store(time.Now().UnixNano())
-	perr := c.rd.parse()
-	if reading && c.rd.ncmds() == 0 {
+	perr := c.rd.Parse()
+	if reading && c.rd.NCmds() == 0 {
 		l.readOn(c, perr, full) // the middle of a long command
 		return
 	}
-	if c.rd.ncmds() > 0 {
+	if c.rd.NCmds() > 0 {
 		var lastA *aof.AOF
-		nc := c.rd.ncmds()
+		nc := c.rd.NCmds()
 		for i := 0; i < nc; {
 			var a *aof.AOF
 			var ok bool
@@ -818,11 +819,11 @@ func (l *netLoop) readOn(c *client, perr error, full bool) {
 	if perr != nil {
 		lc.perr = perr
 	}
-	more := (full || c.rd.partial()) && lc.perr == nil && lc.heldA != nil && lc.heldA.Blocks() &&
+	more := (full || c.rd.Partial()) && lc.perr == nil && lc.heldA != nil && lc.heldA.Blocks() &&
 		c.connFlags&(flagCloseAfterReply|flagCloseASAP) == 0 &&
 		withinReadOn(len(c.out), int64(lc.heldOff-lc.heldStart))
 	if more {
-		c.rd.reset() // executed: the next read starts a new batch
+		c.rd.Reset() // executed: the next read starts a new batch
 	}
 	lc.more, lc.moreIter = more, l.iter.Load() // loop-owned: no lc.mu
 }
@@ -850,7 +851,7 @@ func (l *netLoop) readingOn(c *client) bool {
 // finish sends the batch's replies and readies the reader for the next.
 func (l *netLoop) finish(c *client, perr error) {
 	if perr != nil {
-		var pe *protocolError
+		var pe *resp.ProtocolError
 		if errors.As(perr, &pe) {
 			l.s.reportProtocolError(c, pe)
 		}
@@ -861,7 +862,7 @@ func (l *netLoop) finish(c *client, perr error) {
 	if len(c.out) > 0 && !l.write(c) {
 		return
 	}
-	c.rd.reset()
+	c.rd.Reset()
 	if c.connFlags&(flagCloseAfterReply|flagCloseASAP) != 0 {
 		l.closeClient(c)
 	}
@@ -879,7 +880,7 @@ func (l *netLoop) write(c *client) bool {
 		l.closeClient(c)
 		return false
 	}
-	c.rd.reset()
+	c.rd.Reset()
 	l.handOffWrite(c)
 	return false
 }
@@ -1076,7 +1077,7 @@ func (l *netLoop) replyFromSyncer(c *client) bool {
 	if lc.killReq {
 		return false
 	}
-	c.rd.reset()
+	c.rd.Reset()
 	if lc.inOff {
 		// It sent more while held (often: the moment it read the reply).
 		lc.inOff = false

@@ -207,7 +207,7 @@ func (s *Server) busyGate(c *client, i, n int) int {
 		return i
 	}
 	for ; i < n && !run.ended.Load(); i++ {
-		if !run.answer(s, c, c.rd.argsOf(i), false) {
+		if !run.answer(s, c, c.rd.ArgsOf(i), false) {
 			break
 		}
 	}

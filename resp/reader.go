@@ -1,4 +1,10 @@
-package server
+// Package resp reads the Redis protocol a client sends: Redis 7.0.15's
+// processMultibulkBuffer and processInlineBuffer, with their limits and
+// their "Protocol error: ..." texts, and the model of the query buffer
+// Redis would hold (CLIENT LIST qbuf, clientsCronResizeQueryBuffer). It
+// holds no client or server state: the caller feeds the bytes it reads and
+// runs the commands parsed.
+package resp
 
 import (
 	"bytes"
@@ -10,11 +16,9 @@ import (
 	"github.com/aofserver/aofserver/rstring"
 )
 
-// Request parsing lives on the connection goroutine, outside the executor.
-// It follows Redis's processMultibulkBuffer / processInlineBuffer: the same
-// limits and the same "Protocol error: ..." texts. It never allocates
-// according to a length the client announced: the buffer only grows as
-// bytes really arrive.
+// Request parsing lives on the connection goroutine (or the network
+// loop), outside the executor. It never allocates according to a length
+// the client announced: the buffer only grows as bytes really arrive.
 
 const (
 	protoInlineMaxSize = 64 * 1024 // PROTO_INLINE_MAX_SIZE
@@ -27,17 +31,19 @@ const (
 	unauthMaxBulk      = 16384
 )
 
-// protocolError is replied as "-ERR Protocol error: <msg>" and the
+// ProtocolError is replied as "-ERR Protocol error: <Msg>" and the
 // connection is closed, as Redis does.
-type protocolError struct{ msg string }
+type ProtocolError struct{ Msg string }
 
-func (e *protocolError) Error() string { return "Protocol error: " + e.msg }
+func (e *ProtocolError) Error() string { return "Protocol error: " + e.Msg }
 
-var errQueryBufferLimit = errors.New("query buffer limit reached")
+// ErrQueryBufferLimit: the client's unparsed bytes reached
+// client-query-buffer-limit (MaxQueryBuf); Redis closes the connection.
+var ErrQueryBufferLimit = errors.New("query buffer limit reached")
 
-// reqReader accumulates bytes from a client and cuts them into commands.
-// Parsed arguments alias buf until the next call to compact.
-type reqReader struct {
+// Reader accumulates bytes from a client and cuts them into commands.
+// Parsed arguments alias its buffer until the next Reset.
+type Reader struct {
 	buf []byte
 	end int // buf[:end] holds data
 	pos int // next unparsed byte
@@ -48,11 +54,11 @@ type reqReader struct {
 	bulkLen  int // length of the next bulk, -1 if its header is not read yet
 	marks    []int
 
-	maxBulk     int64 // proto-max-bulk-len
-	maxQueryBuf int64 // client-query-buffer-limit
-	// authState reports whether a password is set and whether the client
+	MaxBulk     int64 // proto-max-bulk-len
+	MaxQueryBuf int64 // client-query-buffer-limit
+	// AuthState reports whether a password is set and whether the client
 	// has authenticated; nil means no password.
-	authState func() (required, authed bool)
+	AuthState func() (required, authed bool)
 
 	// Redis checks the unauthenticated limits as it parses each command,
 	// after the ones before it ran. We parse a whole read ahead, so once a
@@ -71,20 +77,22 @@ type reqReader struct {
 	// query buffer holds them all until the batch ran (CLIENT LIST qbuf).
 	batchStart int
 
-	// qb is the query buffer as Redis would hold it (CLIENT LIST,
+	// QB is the query buffer as Redis would hold it (CLIENT LIST,
 	// clientsCron); bigTrim: the big argument being read trimmed it.
-	qb      qbufModel
+	QB      QueryBuf
 	bigTrim bool
 }
 
-func newReqReader() *reqReader {
-	return &reqReader{buf: make([]byte, protoIOBufLen), bulkLen: -1, maxBulk: 512 << 20, maxQueryBuf: 1 << 30,
-		qb: qbufModel{bulk: -1}}
+// NewReader returns a Reader with Redis's default limits
+// (proto-max-bulk-len 512 MB, client-query-buffer-limit 1 GB).
+func NewReader() *Reader {
+	return &Reader{buf: make([]byte, protoIOBufLen), bulkLen: -1, MaxBulk: 512 << 20, MaxQueryBuf: 1 << 30,
+		QB: QueryBuf{bulk: -1}}
 }
 
-// space returns the free tail of the buffer to read into, growing or
+// Space returns the free tail of the buffer to read into, growing or
 // compacting it first as needed.
-func (r *reqReader) space() ([]byte, error) {
+func (r *Reader) Space() ([]byte, error) {
 	if r.end == len(r.buf) {
 		// Move the unparsed part to the front if that frees room.
 		start := r.pos
@@ -98,8 +106,8 @@ func (r *reqReader) space() ([]byte, error) {
 			r.cmdStart -= start
 		}
 		if r.end == len(r.buf) {
-			if int64(len(r.buf)) >= r.maxQueryBuf && r.maxQueryBuf > 0 {
-				return nil, errQueryBufferLimit
+			if int64(len(r.buf)) >= r.MaxQueryBuf && r.MaxQueryBuf > 0 {
+				return nil, ErrQueryBufferLimit
 			}
 			want := len(r.buf) * 2
 			// For a big bulk already announced, grow only to what is
@@ -119,11 +127,11 @@ func (r *reqReader) space() ([]byte, error) {
 	return tail, nil
 }
 
-// commands returns the number of complete commands parsed so far in this
-// batch; argsOf(i) returns the i-th.
-func (r *reqReader) ncmds() int { return len(r.cmdIdx) }
+// NCmds returns the number of complete commands parsed so far in this
+// batch; ArgsOf(i) returns the i-th.
+func (r *Reader) NCmds() int { return len(r.cmdIdx) }
 
-func (r *reqReader) argsOf(i int) [][]byte {
+func (r *Reader) ArgsOf(i int) [][]byte {
 	end := len(r.args)
 	if i+1 < len(r.cmdIdx) {
 		end = r.cmdIdx[i+1]
@@ -131,17 +139,17 @@ func (r *reqReader) argsOf(i int) [][]byte {
 	return r.args[r.cmdIdx[i]:end:end]
 }
 
-// partial reports whether the buffer ends inside a command: its client has
+// Partial reports whether the buffer ends inside a command: its client has
 // more of it to send.
-func (r *reqReader) partial() bool { return r.pos < r.end || r.mbl > 0 || r.bulkLen >= 0 }
+func (r *Reader) Partial() bool { return r.pos < r.end || r.mbl > 0 || r.bulkLen >= 0 }
 
-// morePaused reports whether parsing paused on an unauthenticated limit:
+// MorePaused reports whether parsing paused on an unauthenticated limit:
 // the caller must run the batch, then parse again before reading.
-func (r *reqReader) morePaused() bool { return r.paused }
+func (r *Reader) MorePaused() bool { return r.paused }
 
-// reset drops the parsed batch and compacts the buffer. Arguments returned
+// Reset drops the parsed batch and compacts the buffer. Arguments returned
 // before are invalid afterwards.
-func (r *reqReader) reset() {
+func (r *Reader) Reset() {
 	r.processed()
 	r.args = r.args[:0]
 	r.cmdIdx = r.cmdIdx[:0]
@@ -171,8 +179,10 @@ func (r *reqReader) reset() {
 	}
 }
 
-// parse cuts as many complete commands as possible out of the buffer.
-func (r *reqReader) parse() error {
+// Parse cuts as many complete commands as possible out of the buffer.
+// After a *ProtocolError the commands parsed before it still run; the
+// connection then closes.
+func (r *Reader) Parse() error {
 	err := r.parseBuf()
 	if len(r.cmdIdx) == 0 {
 		r.processed() // nothing to run: Redis trims at once
@@ -180,7 +190,7 @@ func (r *reqReader) parse() error {
 	return err
 }
 
-func (r *reqReader) parseBuf() error {
+func (r *Reader) parseBuf() error {
 	r.paused = false
 	if len(r.cmdIdx) == 0 {
 		r.batchStart = r.pos
@@ -217,16 +227,16 @@ func (r *reqReader) parseBuf() error {
 // unauthLimit decides on a header over an unauthenticated limit: pause
 // (the client's authentication may change before this command runs), fail,
 // or go on (authenticated).
-func (r *reqReader) unauthLimit(msg string) (pause bool, err error) {
-	if r.authState == nil {
+func (r *Reader) unauthLimit(msg string) (pause bool, err error) {
+	if r.AuthState == nil {
 		return false, nil
 	}
 	if r.authMayChange {
 		r.paused = true
 		return true, nil
 	}
-	if required, authed := r.authState(); required && !authed {
-		return false, &protocolError{msg}
+	if required, authed := r.AuthState(); required && !authed {
+		return false, &ProtocolError{msg}
 	}
 	return false, nil
 }
@@ -234,34 +244,34 @@ func (r *reqReader) unauthLimit(msg string) (pause bool, err error) {
 // noteAuthCommand sets authMayChange after a command that may change the
 // client's authentication, once a password is set: AUTH and HELLO (they
 // may authenticate it) and RESET (it drops the authentication).
-func (r *reqReader) noteAuthCommand(name []byte) {
-	if r.authMayChange || r.authState == nil || len(name) < 4 || len(name) > 5 {
+func (r *Reader) noteAuthCommand(name []byte) {
+	if r.authMayChange || r.AuthState == nil || len(name) < 4 || len(name) > 5 {
 		return
 	}
 	if !bytes.EqualFold(name, []byte("auth")) && !bytes.EqualFold(name, []byte("hello")) &&
 		!bytes.EqualFold(name, []byte("reset")) {
 		return
 	}
-	if required, _ := r.authState(); required {
+	if required, _ := r.AuthState(); required {
 		r.authMayChange = true
 	}
 }
 
-func (r *reqReader) parseMultibulkHeader() (bool, error) {
+func (r *Reader) parseMultibulkHeader() (bool, error) {
 	data := r.buf[r.pos:r.end]
 	nl := indexCString(data, '\r')
 	if nl < 0 || nl+1 >= len(data) {
 		if len(data) > protoInlineMaxSize {
-			return false, &protocolError{"too big mbulk count string"}
+			return false, &ProtocolError{"too big mbulk count string"}
 		}
 		return false, nil
 	}
 	if nl > protoInlineMaxSize {
-		return false, &protocolError{"too big mbulk count string"}
+		return false, &ProtocolError{"too big mbulk count string"}
 	}
 	n, ok := rstring.String2ll(data[1:nl])
 	if !ok || n > 1<<31-1 {
-		return false, &protocolError{"invalid multibulk length"}
+		return false, &ProtocolError{"invalid multibulk length"}
 	}
 	if n > unauthMaxMultibulk {
 		if pause, err := r.unauthLimit("unauthenticated multibulk length"); pause || err != nil {
@@ -279,26 +289,26 @@ func (r *reqReader) parseMultibulkHeader() (bool, error) {
 	return true, nil
 }
 
-func (r *reqReader) parseBulks() (bool, error) {
+func (r *Reader) parseBulks() (bool, error) {
 	for r.mbl > 0 {
 		if r.bulkLen < 0 {
 			data := r.buf[r.pos:r.end]
 			nl := indexCString(data, '\r')
 			if nl < 0 || nl+1 >= len(data) {
 				if len(data) > protoInlineMaxSize {
-					return false, &protocolError{"too big bulk count string"}
+					return false, &ProtocolError{"too big bulk count string"}
 				}
 				return false, nil
 			}
 			if nl > protoInlineMaxSize {
-				return false, &protocolError{"too big bulk count string"}
+				return false, &ProtocolError{"too big bulk count string"}
 			}
 			if data[0] != '$' {
-				return false, &protocolError{"expected '$', got '" + string(data[0]) + "'"}
+				return false, &ProtocolError{"expected '$', got '" + string(data[0]) + "'"}
 			}
 			n, ok := rstring.String2ll(data[1:nl])
-			if !ok || n < 0 || (r.maxBulk > 0 && n > r.maxBulk) {
-				return false, &protocolError{"invalid bulk length"}
+			if !ok || n < 0 || (r.MaxBulk > 0 && n > r.MaxBulk) {
+				return false, &ProtocolError{"invalid bulk length"}
 			}
 			if n > unauthMaxBulk {
 				if pause, err := r.unauthLimit("unauthenticated bulk length"); pause || err != nil {
@@ -330,12 +340,12 @@ func (r *reqReader) parseBulks() (bool, error) {
 	return true, nil
 }
 
-func (r *reqReader) parseInline() (bool, error) {
+func (r *Reader) parseInline() (bool, error) {
 	data := r.buf[r.pos:r.end]
 	nl := indexCString(data, '\n')
 	if nl < 0 {
 		if len(data) > protoInlineMaxSize {
-			return false, &protocolError{"too big inline request"}
+			return false, &ProtocolError{"too big inline request"}
 		}
 		return false, nil
 	}
@@ -345,7 +355,7 @@ func (r *reqReader) parseInline() (bool, error) {
 	}
 	argv, ok := rstring.SplitArgs(line)
 	if !ok {
-		return false, &protocolError{"unbalanced quotes in request"}
+		return false, &ProtocolError{"unbalanced quotes in request"}
 	}
 	r.pos += nl + 1
 	if len(argv) == 0 {
@@ -371,11 +381,7 @@ func indexCString(data []byte, c byte) int {
 	return i
 }
 
-func isSpace(c byte) bool {
-	return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\v' || c == '\f'
-}
-
-// qbufModel is Redis 7.0.15's query buffer (an sds string) as CLIENT LIST
+// QueryBuf is Redis 7.0.15's query buffer (an sds string) as CLIENT LIST
 // (qbuf, qbuf-free) and clientsCronResizeQueryBuffer see it: its length
 // (bytes read and not yet processed), its allocation and its recent peak.
 // Our reader's own buffer differs (it is kept at PROTO_IOBUF_LEN and read
@@ -384,15 +390,15 @@ func isSpace(c byte) bool {
 // through: the reads, the parse of a big argument's header and its
 // completion, the trim after processing, and the cron's resizes. Updated
 // by the connection's goroutine and by the cron (under s.mu): hence mu.
-type qbufModel struct {
+type QueryBuf struct {
 	mu    sync.Mutex
 	len   int64 // sdslen(querybuf)
 	alloc int64 // sdsalloc(querybuf)
 	peak  int64 // querybuf_peak
 	bulk  int64 // c->bulklen: length of the argument being read, -1 if none
-	// mirror publishes alloc for readers that do not take mu (the
+	// Mirror publishes alloc for readers that do not take mu (the
 	// client's qbufCap: memory figures).
-	mirror *atomic.Int64
+	Mirror *atomic.Int64
 }
 
 // PROTO_RESIZE_THRESHOLD: clientsCronResizeQueryBuffer trims a busy
@@ -401,7 +407,7 @@ const protoResizeThreshold = 32 * 1024
 
 // makeRoom is sdsMakeRoomFor (greedy: double below SDS_MAX_PREALLOC,
 // else add 1 MB) or sdsMakeRoomForNonGreedy. Under mu.
-func (q *qbufModel) makeRoom(addlen int64, greedy bool) {
+func (q *QueryBuf) makeRoom(addlen int64, greedy bool) {
 	if q.alloc-q.len >= addlen {
 		return
 	}
@@ -416,18 +422,18 @@ func (q *qbufModel) makeRoom(addlen int64, greedy bool) {
 	q.alloc = memsize.SdsUsableAlloc(newlen)
 }
 
-func (q *qbufModel) publish() {
-	if q.mirror != nil {
-		q.mirror.Store(q.alloc)
+func (q *QueryBuf) publish() {
+	if q.Mirror != nil {
+		q.Mirror.Store(q.alloc)
 	}
 }
 
-// read is readQueryFromClient's handling of the buffer around a read of n
+// Read is readQueryFromClient's handling of the buffer around a read of n
 // bytes: room for PROTO_IOBUF_LEN (non-greedy while the buffer is smaller
 // than that), or exactly the rest of a big argument being read.
-func (r *reqReader) read(n int) {
+func (r *Reader) Read(n int) {
 	r.end += n
-	q := &r.qb
+	q := &r.QB
 	q.mu.Lock()
 	readlen := int64(protoIOBufLen)
 	big := r.mbl > 0 && r.bulkLen >= protoMbulkBigArg
@@ -448,12 +454,12 @@ func (r *reqReader) read(n int) {
 // least PROTO_MBULK_BIG_ARG bytes: when the buffer holds no more than that
 // argument, it is trimmed to it and sized for all of it (so the argument
 // can become the object without a copy). It reports whether it did.
-func (r *reqReader) bigHeader(n int) bool {
+func (r *Reader) bigHeader(n int) bool {
 	unparsed := int64(r.end - r.pos)
 	if unparsed > int64(n)+2 {
 		return false
 	}
-	q := &r.qb
+	q := &r.QB
 	q.mu.Lock()
 	q.len = unparsed
 	q.bulk = int64(n)
@@ -467,8 +473,8 @@ func (r *reqReader) bigHeader(n int) bool {
 // buffer: Redis makes the buffer itself the argument and starts a new one
 // sized for another argument as big ("if we saw a fat argument we'll see
 // another one likely"). rest is what was read past the argument.
-func (r *reqReader) bigDone(n int) {
-	q := &r.qb
+func (r *Reader) bigDone(n int) {
+	q := &r.QB
 	q.mu.Lock()
 	q.alloc = memsize.SdsUsableAlloc(int64(n) + 2)
 	q.len = int64(r.end - r.pos)
@@ -480,8 +486,8 @@ func (r *reqReader) bigDone(n int) {
 
 // processed is the trim after processInputBuffer: what is left is the
 // part of a command not complete yet, from the argument being read.
-func (r *reqReader) processed() {
-	q := &r.qb
+func (r *Reader) processed() {
+	q := &r.QB
 	q.mu.Lock()
 	q.len = int64(r.end - r.pos)
 	q.bulk = -1
@@ -491,12 +497,12 @@ func (r *reqReader) processed() {
 	q.mu.Unlock()
 }
 
-// cronResize is clientsCronResizeQueryBuffer: a buffer wasting more than
+// CronResize is clientsCronResizeQueryBuffer: a buffer wasting more than
 // 4 KB is freed of its spare room once the client has been idle over 2
 // seconds, or, above PROTO_RESIZE_THRESHOLD and twice the recent peak,
 // trimmed to that peak (or the argument being read). idleSecs is
 // server.unixtime - c->lastinteraction.
-func (q *qbufModel) cronResize(idleSecs int64) {
+func (q *QueryBuf) CronResize(idleSecs int64) {
 	q.mu.Lock()
 	if q.alloc-q.len > 4*1024 {
 		if idleSecs > 2 {
@@ -511,17 +517,22 @@ func (q *qbufModel) cronResize(idleSecs int64) {
 	q.mu.Unlock()
 }
 
-// figures returns the buffer's length and spare room (CLIENT LIST qbuf and
+// Figures returns the buffer's length and spare room (CLIENT LIST qbuf and
 // qbuf-free).
-func (q *qbufModel) figures() (qbuf, free int64) {
+func (q *QueryBuf) Figures() (qbuf, free int64) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	return q.len, q.alloc - q.len
 }
 
-// size returns sdsalloc(querybuf).
-func (q *qbufModel) size() int64 {
+// Size returns sdsalloc(querybuf).
+func (q *QueryBuf) Size() int64 {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	return q.alloc
 }
+
+// BatchBytes is the length of Redis's query buffer while the current
+// batch runs: it holds the whole read until the batch's commands ran
+// (CLIENT LIST qbuf as the running client sees itself).
+func (r *Reader) BatchBytes() int64 { return int64(r.end - r.batchStart) }

@@ -1,4 +1,4 @@
-package server
+package resp
 
 import (
 	"bytes"
@@ -16,10 +16,10 @@ import (
 // feedReader pushes data into r the way connLoop does, at most chunk(i)
 // bytes per read, and returns every command parsed (copied, since args
 // alias the buffer) plus the first parse error.
-func feedReader(r *reqReader, data []byte, chunk func() int) ([][]string, error) {
+func feedReader(r *Reader, data []byte, chunk func() int) ([][]string, error) {
 	var cmds [][]string
 	for len(data) > 0 {
-		buf, err := r.space()
+		buf, err := r.Space()
 		if err != nil {
 			return cmds, err
 		}
@@ -33,10 +33,10 @@ func feedReader(r *reqReader, data []byte, chunk func() int) ([][]string, error)
 		copy(buf, data[:n])
 		data = data[n:]
 		r.end += n
-		perr := r.parse()
-		for i := 0; i < r.ncmds(); i++ {
+		perr := r.Parse()
+		for i := 0; i < r.NCmds(); i++ {
 			var c []string
-			for _, a := range r.argsOf(i) {
+			for _, a := range r.ArgsOf(i) {
 				c = append(c, string(a))
 			}
 			cmds = append(cmds, c)
@@ -44,7 +44,7 @@ func feedReader(r *reqReader, data []byte, chunk func() int) ([][]string, error)
 		if perr != nil {
 			return cmds, perr
 		}
-		r.reset()
+		r.Reset()
 	}
 	return cmds, nil
 }
@@ -68,9 +68,9 @@ func encodeMultibulk(args ...string) []byte {
 }
 
 func protoMsg(err error) string {
-	var pe *protocolError
+	var pe *ProtocolError
 	if errors.As(err, &pe) {
-		return pe.msg
+		return pe.Msg
 	}
 	if err == nil {
 		return "<nil>"
@@ -122,7 +122,7 @@ func TestReaderPipelineAnyChunking(t *testing.T) {
 	}
 	for name, ch := range chunkings {
 		t.Run(name, func(t *testing.T) {
-			got, err := feedReader(newReqReader(), stream, ch)
+			got, err := feedReader(NewReader(), stream, ch)
 			if err != nil {
 				t.Fatalf("parse error: %v", err)
 			}
@@ -164,7 +164,7 @@ func TestReaderRedisQuirks(t *testing.T) {
 	}
 	for _, c := range cases {
 		for _, ch := range []func() int{whole, oneByte} {
-			got, err := feedReader(newReqReader(), []byte(c.in), ch)
+			got, err := feedReader(NewReader(), []byte(c.in), ch)
 			if err != nil {
 				t.Fatalf("%q: %v", c.in, err)
 			}
@@ -208,7 +208,7 @@ func TestReaderInlineSplitArgs(t *testing.T) {
 	for _, c := range cases {
 		for _, term := range []string{"\n", "\r\n"} {
 			in := c.line + term
-			got, err := feedReader(newReqReader(), []byte(in), whole)
+			got, err := feedReader(NewReader(), []byte(in), whole)
 			if c.want == nil {
 				if protoMsg(err) != "unbalanced quotes in request" {
 					t.Fatalf("%q: err %v, want unbalanced quotes", in, err)
@@ -275,12 +275,12 @@ func TestReaderProtocolErrors(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			for _, ch := range []func() int{whole, oneByte} {
-				r := newReqReader()
+				r := NewReader()
 				if c.maxBulk > 0 {
-					r.maxBulk = c.maxBulk
+					r.MaxBulk = c.maxBulk
 				}
 				if c.unauth {
-					r.authState = func() (bool, bool) { return true, false }
+					r.AuthState = func() (bool, bool) { return true, false }
 				}
 				got, err := feedReader(r, []byte(c.in), ch)
 				if m := protoMsg(err); c.want == "" && err != nil || c.want != "" && m != c.want {
@@ -297,7 +297,7 @@ func TestReaderProtocolErrors(t *testing.T) {
 // Commands before a protocol error in the same read are still returned
 // (Redis runs them, then replies the error).
 func TestReaderCommandsBeforeError(t *testing.T) {
-	got, err := feedReader(newReqReader(), []byte("PING\r\n*1\r\n$4\r\nECHO\r\n*1\r\n$-5\r\n"), whole)
+	got, err := feedReader(NewReader(), []byte("PING\r\n*1\r\n$4\r\nECHO\r\n*1\r\n$-5\r\n"), whole)
 	if protoMsg(err) != "invalid bulk length" {
 		t.Fatalf("err %v", err)
 	}
@@ -309,9 +309,9 @@ func TestReaderCommandsBeforeError(t *testing.T) {
 // A client announcing a huge bulk must not make the server allocate it:
 // the buffer grows only with the bytes really received.
 func TestReaderHugeBulkAnnounceDoesNotPreallocate(t *testing.T) {
-	r := newReqReader()
-	r.maxBulk = 1 << 40
-	r.maxQueryBuf = 1 << 40
+	r := NewReader()
+	r.MaxBulk = 1 << 40
+	r.MaxQueryBuf = 1 << 40
 	got, err := feedReader(r, []byte("*2\r\n$9999999999\r\n"), whole)
 	if err != nil || len(got) != 0 {
 		t.Fatalf("got %q err %v", got, err)
@@ -334,21 +334,21 @@ func TestReaderHugeBulkAnnounceDoesNotPreallocate(t *testing.T) {
 }
 
 func TestReaderQueryBufferLimit(t *testing.T) {
-	r := newReqReader()
-	r.maxQueryBuf = 64 << 10
+	r := NewReader()
+	r.MaxQueryBuf = 64 << 10
 	data := append([]byte("*1\r\n$1000000\r\n"), bytes.Repeat([]byte("q"), 200_000)...)
 	_, err := feedReader(r, data, func() int { return 8192 })
-	if !errors.Is(err, errQueryBufferLimit) {
+	if !errors.Is(err, ErrQueryBufferLimit) {
 		t.Fatalf("err %v, want query buffer limit", err)
 	}
-	if cap(r.buf) > 2*int(r.maxQueryBuf) {
+	if cap(r.buf) > 2*int(r.MaxQueryBuf) {
 		t.Fatalf("buffer cap %d beyond the limit", cap(r.buf))
 	}
 
 	// Completed commands free the buffer: many small pipelined commands
 	// adding up to more than the limit are fine.
-	r = newReqReader()
-	r.maxQueryBuf = 64 << 10
+	r = NewReader()
+	r.MaxQueryBuf = 64 << 10
 	var stream []byte
 	for i := 0; i < 20000; i++ {
 		stream = append(stream, encodeMultibulk("SET", "k"+strconv.Itoa(i), "v")...)
@@ -362,7 +362,7 @@ func TestReaderQueryBufferLimit(t *testing.T) {
 // After a big command completes the buffer is kept for the next one, and
 // shrinks back after a small one.
 func TestReaderBufferShrinksAfterBigCommand(t *testing.T) {
-	r := newReqReader()
+	r := NewReader()
 	big := strings.Repeat("v", 1<<20)
 	for range 2 {
 		got, err := feedReader(r, encodeMultibulk("SET", "k", big), func() int { return 64 << 10 })
