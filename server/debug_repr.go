@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"strconv"
-	"unsafe"
 
 	"github.com/aofserver/aofserver/listpack"
 	"github.com/aofserver/aofserver/memsize"
@@ -21,7 +20,7 @@ import (
 // of the allocations Redis makes for a value set by SET (sdsnewlen through
 // jemalloc's size classes).
 
-// debugStdout is where lpRepr and quicklistRepr print: Redis's printf to
+// debugStdout is where listpack.Repr and quicklistRepr print: Redis's printf to
 // stdout (tests may redirect it).
 var debugStdout io.Writer = os.Stdout
 
@@ -42,7 +41,7 @@ func debugListpack(c *client, key []byte) {
 	// type byte, then the listpack as one RDB string (no compression)
 	if l, rest, ok := rdbLen(p[1:]); ok && uint64(len(rest)) >= l {
 		w := bufio.NewWriter(debugStdout)
-		lpRepr(w, rest[:l])
+		listpack.Repr(w, rest[:l])
 		w.Flush()
 	}
 	c.status("Listpack structure printed on stdout")
@@ -102,7 +101,7 @@ func debugQuicklist(c *client, argv [][]byte) {
 		if container != 1 {
 			count = int(binary.LittleEndian.Uint16(body[4:6]))
 			if count == 0xffff {
-				count = lpCount(body)
+				count = listpack.Count(body)
 			}
 		}
 		fmt.Fprintf(w, "{quicklist node(%d)\n{container : %s, encoding: %s, size: %d, count: %d, recompress: 0, attempted_compress: 0}\n",
@@ -121,7 +120,7 @@ func debugQuicklist(c *client, argv [][]byte) {
 				fmt.Fprintf(w, "{ entry : %s }\n", b)
 			} else {
 				w.WriteString("{ listpack:\n")
-				lpRepr(w, body)
+				listpack.Repr(w, body)
 				w.WriteString("}\n")
 			}
 			w.WriteString("}\n")
@@ -129,88 +128,6 @@ func debugQuicklist(c *client, argv [][]byte) {
 	}
 	w.Flush()
 	c.status("Quicklist structure printed on stdout")
-}
-
-// lpEntry decodes the listpack entry at lp[i]: its header size, encoded
-// size (header and data, no backlen) and value as lpGet renders it.
-func lpEntry(lp []byte, i int) (hdr, size int, val []byte) {
-	b := lp[i]
-	le := func(n int) int64 { // n-byte little-endian two's complement
-		var u uint64
-		for j := n - 1; j >= 0; j-- {
-			u = u<<8 | uint64(lp[i+1+j])
-		}
-		shift := 64 - 8*uint(n)
-		return int64(u<<shift) >> shift
-	}
-	switch {
-	case b&0x80 == 0: // 7-bit uint
-		return 1, 1, strconv.AppendInt(nil, int64(b&0x7f), 10)
-	case b&0xc0 == 0x80: // 6-bit string
-		l := int(b & 0x3f)
-		return 1, 1 + l, lp[i+1 : i+1+l]
-	case b&0xe0 == 0xc0: // 13-bit int
-		v := int64(b&0x1f)<<8 | int64(lp[i+1])
-		if v >= 1<<12 {
-			v -= 1 << 13
-		}
-		return 1, 2, strconv.AppendInt(nil, v, 10)
-	case b&0xf0 == 0xe0: // 12-bit string
-		l := int(b&0x0f)<<8 | int(lp[i+1])
-		return 2, 2 + l, lp[i+2 : i+2+l]
-	case b == 0xf0: // 32-bit string
-		l := int(binary.LittleEndian.Uint32(lp[i+1:]))
-		return 5, 5 + l, lp[i+5 : i+5+l]
-	case b == 0xf1:
-		return 1, 3, strconv.AppendInt(nil, le(2), 10)
-	case b == 0xf2:
-		return 1, 4, strconv.AppendInt(nil, le(3), 10)
-	case b == 0xf3:
-		return 1, 5, strconv.AppendInt(nil, le(4), 10)
-	case b == 0xf4:
-		return 1, 9, strconv.AppendInt(nil, le(8), 10)
-	}
-	return 1, 1, nil
-}
-
-// lpCount walks the listpack (its header count saturates at 65535).
-func lpCount(lp []byte) int {
-	n := 0
-	for i := 6; i < len(lp) && lp[i] != 0xff; n++ {
-		_, size, _ := lpEntry(lp, i)
-		i += size + listpack.BacklenSize(size)
-	}
-	return n
-}
-
-// lpRepr is Redis's lpRepr: one block per entry, the address being that of
-// our copy of the bytes.
-func lpRepr(w *bufio.Writer, lp []byte) {
-	if len(lp) < 7 {
-		return
-	}
-	fmt.Fprintf(w, "{total bytes %d} {num entries %d}\n", binary.LittleEndian.Uint32(lp), lpCount(lp))
-	base := uintptr(unsafe.Pointer(&lp[0]))
-	for i, index := 6, 0; i < len(lp) && lp[i] != 0xff; index++ {
-		hdr, size, val := lpEntry(lp, i)
-		back := listpack.BacklenSize(size)
-		fmt.Fprintf(w, "{\n\taddr: 0x%08x,\n\tindex: %2d,\n\toffset: %1d,\n\thdr+entrylen+backlen: %2d,\n\thdrlen: %3d,\n\tbacklen: %2d,\n\tpayload: %1d\n",
-			base+uintptr(i), index, i, size+back, hdr, back, size-hdr)
-		w.WriteString("\tbytes: ")
-		for _, b := range lp[i : i+size+back] {
-			fmt.Fprintf(w, "%02x|", b)
-		}
-		w.WriteString("\n\t[str]")
-		if len(val) > 40 {
-			w.Write(val[:40])
-			w.WriteString("...")
-		} else {
-			w.Write(val)
-		}
-		w.WriteString("\n}\n")
-		i += size + back
-	}
-	w.WriteString("{end}\n\n")
 }
 
 // debugStructSize is DEBUG STRUCTSIZE: the sizes of Redis's structures in
