@@ -398,6 +398,11 @@ func blockedClientID(t *testing.T, c *respConn) string {
 // spikes recorded as "command" once per second, LATEST, HISTORY, GRAPH,
 // DOCTOR, RESET, and CONFIG RESETSTAT leaving events alone.
 func TestLatencyMonitorMatchesRedis(t *testing.T) {
+	// redis-server holds no huge pages (jemalloc never asks for them);
+	// this test binary may (the race detector's shadow memory), and ours
+	// runs inside it. TestLatencyDoctorAdvisesTHP covers the advice.
+	defer func(f func() int64) { anonHugePages = f }(anonHugePages)
+	anonHugePages = func() int64 { return 0 }
 	lp := newLatencyPair(t)
 	lp.same("LATENCY", "HELP")
 	lp.same("LATENCY", "HELP", "xxx")
@@ -532,5 +537,18 @@ func TestLatencyTimeSeriesRing(t *testing.T) {
 		" #\n |\n |\n_|\n  \n11\nmm\n"
 	if g != want {
 		t.Fatalf("graph:\n%q\nwant\n%q", g, want)
+	}
+}
+
+// With huge pages in the process, DOCTOR advises disabling THP even when no
+// event was seen (createLatencyReport's non-event advice).
+func TestLatencyDoctorAdvisesTHP(t *testing.T) {
+	defer func(f func() int64) { anonHugePages = f }(anonHugePages)
+	anonHugePages = func() int64 { return 2 << 20 }
+	c := newDiffPair(t).oc[0]
+	c.do("CONFIG", "SET", "latency-monitor-threshold", "200")
+	want := "\nI have a few advices for you:\n\n- I detected a non zero amount of anonymous huge pages used by your process."
+	if got := bulkText(c.do("LATENCY", "DOCTOR")); !strings.HasPrefix(got, want) {
+		t.Fatalf("LATENCY DOCTOR with huge pages:\n%q\nwant it to start %q", got, want)
 	}
 }
