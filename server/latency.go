@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/aofserver/aofserver/hdrhist"
+	"github.com/aofserver/aofserver/sparkline"
 )
 
 // Latency monitor (Redis's latency.c): events whose duration reached
@@ -331,7 +332,7 @@ func latencyGraphCommand(c *client, argv [][]byte) {
 // latencyGraph is latencyCommandGenSparkeline: a header, 80 dashes, then
 // the samples as a 4-row filled sparkline labelled with their age.
 func latencyGraph(event string, ts *latencyTS, now int64) string {
-	var seq sparkSeq
+	var seq sparkline.Sequence
 	var lo, hi int64
 	for i, s := range ts.ordered() {
 		if i == 0 {
@@ -351,97 +352,13 @@ func latencyGraph(event string, ts *latencyTS, now int64) string {
 		default:
 			label = strconv.FormatInt(elapsed/(3600*24), 10) + "d"
 		}
-		seq.add(float64(s.ms), label)
+		seq.Add(float64(s.ms), label)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s - high %d ms, low %d ms (all time high %d ms)\n", event, hi, lo, ts.max)
 	b.WriteString(strings.Repeat("-", 80) + "\n")
-	seq.render(&b, 80, 4)
+	seq.Render(&b, 80, 4)
 	return b.String()
-}
-
-// sparkSeq is Redis's sparkline.c sequence, rendered with SPARKLINE_FILL.
-type sparkSeq struct {
-	values   []float64
-	labels   []string
-	nlabels  int
-	min, max float64
-}
-
-func (q *sparkSeq) add(v float64, label string) {
-	if len(q.values) == 0 {
-		q.min, q.max = v, v
-	} else if v < q.min {
-		q.min = v
-	} else if v > q.max {
-		q.max = v
-	}
-	q.values = append(q.values, v)
-	q.labels = append(q.labels, label)
-	if label != "" {
-		q.nlabels++
-	}
-}
-
-// render is sparklineRender: columns samples per block of rows.
-func (q *sparkSeq) render(b *strings.Builder, columns, rows int) {
-	for j := 0; j < len(q.values); j += columns {
-		if j != 0 {
-			b.WriteByte('\n')
-		}
-		q.renderRange(b, rows, j, min(len(q.values)-j, columns))
-	}
-}
-
-// renderRange is sparklineRenderRange with SPARKLINE_FILL: rows of
-// "_o#" steps (and '|' below the top), one blank row, then the labels
-// written vertically.
-func (q *sparkSeq) renderRange(b *strings.Builder, rows, offset, n int) {
-	const charsetFill = "_o#"
-	const labelMarginTop = 1
-	relmax := q.max - q.min
-	if relmax == 0 {
-		relmax = 1
-	}
-	steps := len(charsetFill) * rows
-	chars := make([]byte, n)
-	for row := 0; ; row++ {
-		loop := false
-		for j := range chars {
-			chars[j] = ' '
-		}
-		for j := 0; j < n; j++ {
-			relval := q.values[j+offset] - q.min
-			// (int)(relval*steps)/relmax, truncated again on assignment.
-			step := int(float64(int(relval*float64(steps))) / relmax)
-			step = min(max(step, 0), steps-1)
-			if row < rows {
-				loop = true
-				idx := step - (rows-row-1)*len(charsetFill)
-				if idx >= 0 && idx < len(charsetFill) {
-					chars[j] = charsetFill[idx]
-				} else if idx >= len(charsetFill) {
-					chars[j] = '|'
-				}
-			} else {
-				if q.nlabels > 0 && row-rows < labelMarginTop {
-					loop = true
-					break
-				}
-				if label := q.labels[j+offset]; label != "" {
-					if k := row - rows - labelMarginTop; len(label) > k {
-						loop = true
-						chars[j] = label[k]
-					}
-				}
-			}
-		}
-		if !loop {
-			return
-		}
-		b.Write(chars)
-		b.WriteByte('\n')
-	}
 }
 
 // latencyStats is Redis's struct latencyStats (analyzeLatencyForEvent).
