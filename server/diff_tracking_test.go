@@ -1,10 +1,13 @@
 package server
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/aofserver/aofserver/internal/testsrv"
 )
 
 // Differential tests of CLIENT TRACKING (tracking.tcl), CLIENT PAUSE
@@ -586,13 +589,8 @@ func TestDiffClientPause(t *testing.T) {
 	// Each server's clock decides on its own when the 10 ms have passed:
 	// poll each until the key reads as gone, then compare.
 	for i, c := range m.conn("r") {
-		deadline := time.Now().Add(10 * time.Second)
-		for c.do("GET", "foo{t}") != "$-1\r\n" {
-			if time.Now().After(deadline) {
-				t.Fatalf("foo{t} never expired logically on server %d", i)
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
+		testsrv.WaitFor(t, 10*time.Second, fmt.Sprintf("foo{t} to expire logically on server %d", i),
+			func() bool { return c.do("GET", "foo{t}") == "$-1\r\n" })
 	}
 	m.on("r", "GET", "foo{t}")
 	m.on("r", "GET", "bar{t}")
