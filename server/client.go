@@ -190,43 +190,21 @@ func (c *client) integer(n int64)         { c.out = redcon.AppendInt(c.out, n) }
 func (c *client) arrayLen(n int)          { c.out = redcon.AppendArray(c.out, n) }
 func (c *client) emptyArray()             { c.out = append(c.out, "*0\r\n"...) }
 func (c *client) bulkInt(n int64)         { c.out = redcon.AppendBulk(c.out, strconv.AppendInt(nil, n, 10)) }
-func (c *client) bulkDouble(f float64)    { c.out = redcon.AppendBulk(c.out, formatDouble(f)) }
+func (c *client) bulkDouble(f float64)    { c.out = redcon.AppendBulk(c.out, resp.FormatDouble(f)) }
 
 // Protocol-aware helpers: RESP3 types for a client that sent HELLO 3, their
 // RESP2 forms otherwise (Redis's addReplyNull, addReplyMapLen, ...).
 
 // nullBulk is Redis's shared.null[c->resp]: "$-1" or "_".
-func (c *client) nullBulk() {
-	if c.resp == 3 {
-		c.out = append(c.out, "_\r\n"...)
-		return
-	}
-	c.out = append(c.out, "$-1\r\n"...)
-}
+func (c *client) nullBulk() { c.out = resp.AppendNull(c.out, c.resp) }
 
 // nullArray is Redis's shared.nullarray[c->resp]: "*-1" or "_".
-func (c *client) nullArray() {
-	if c.resp == 3 {
-		c.out = append(c.out, "_\r\n"...)
-		return
-	}
-	c.out = append(c.out, "*-1\r\n"...)
-}
+func (c *client) nullArray() { c.out = resp.AppendNullArray(c.out, c.resp) }
 
-func (c *client) aggLen(kind byte, n int) {
-	c.out = append(c.out, kind)
-	c.out = strconv.AppendInt(c.out, int64(n), 10)
-	c.out = append(c.out, '\r', '\n')
-}
+func (c *client) aggLen(kind byte, n int) { c.out = resp.AppendAggLen(c.out, kind, n) }
 
 // mapLen starts a map of n pairs: "%n", or a flat array of 2n in RESP2.
-func (c *client) mapLen(n int) {
-	if c.resp == 3 {
-		c.aggLen('%', n)
-		return
-	}
-	c.arrayLen(2 * n)
-}
+func (c *client) mapLen(n int) { c.out = resp.AppendMapLen(c.out, c.resp, n) }
 
 // pairsLen starts n member/score (field/value) pairs: a flat array of 2n
 // in RESP2, an array of n two-element arrays in RESP3 (each started by
@@ -247,67 +225,23 @@ func (c *client) pairStart() {
 }
 
 // setLen starts a set: "~n", or an array in RESP2.
-func (c *client) setLen(n int) {
-	if c.resp == 3 {
-		c.aggLen('~', n)
-		return
-	}
-	c.arrayLen(n)
-}
+func (c *client) setLen(n int) { c.out = resp.AppendSetLen(c.out, c.resp, n) }
 
 // pushLen starts an out-of-band push: ">n", or an array in RESP2.
-func (c *client) pushLen(n int) {
-	if c.resp == 3 {
-		c.aggLen('>', n)
-		return
-	}
-	c.arrayLen(n)
-}
+func (c *client) pushLen(n int) { c.out = resp.AppendPushLen(c.out, c.resp, n) }
 
-// double replies a double: ",<d>" or a bulk string in RESP2, formatted
-// as Redis's addReplyDouble (%.17g, inf/-inf).
-func (c *client) double(f float64) {
-	if c.resp == 3 {
-		c.out = append(c.out, ',')
-		c.out = append(c.out, formatDouble(f)...)
-		c.out = append(c.out, '\r', '\n')
-		return
-	}
-	c.bulkDouble(f)
-}
+// double replies a double: ",<d>" or a bulk string in RESP2.
+func (c *client) double(f float64) { c.out = resp.AppendDouble(c.out, c.resp, f) }
 
 // boolean replies "#t"/"#f", or 1 / 0 in RESP2 (addReplyBool).
-func (c *client) boolean(b bool) {
-	if c.resp == 3 {
-		if b {
-			c.out = append(c.out, "#t\r\n"...)
-		} else {
-			c.out = append(c.out, "#f\r\n"...)
-		}
-		return
-	}
-	if b {
-		c.integer(1)
-	} else {
-		c.integer(0)
-	}
+func (c *client) boolean(b bool) { c.out = resp.AppendBool(c.out, c.resp, b) }
+
+// verbatim replies a verbatim string (format "txt" or "mkd"), or a bulk
+// string in RESP2.
+func (c *client) verbatim(format string, text []byte) {
+	c.out = resp.AppendVerbatim(c.out, c.resp, format, text)
 }
 
-// verbatim replies a verbatim string "=<len>\r\n<fmt>:<text>" (format is
-// three letters, "txt" or "mkd"), or a bulk string in RESP2.
-func (c *client) verbatim(format string, text []byte) {
-	if c.resp == 3 {
-		c.out = append(c.out, '=')
-		c.out = strconv.AppendInt(c.out, int64(len(text)+4), 10)
-		c.out = append(c.out, '\r', '\n')
-		c.out = append(c.out, format...)
-		c.out = append(c.out, ':')
-		c.out = append(c.out, text...)
-		c.out = append(c.out, '\r', '\n')
-		return
-	}
-	c.bulk(text)
-}
 func (c *client) bulkOrNull(b []byte, ok bool) {
 	if ok {
 		c.bulk(b)
@@ -320,15 +254,7 @@ func (c *client) bulkOrNull(b []byte, ok bool) {
 // "WRONGTYPE ..."); it counts the error in errorstats.
 func (c *client) err(msg string) {
 	c.srv.countError(msg)
-	c.out = append(c.out, '-')
-	for i := 0; i < len(msg); i++ {
-		b := msg[i]
-		if b == '\r' || b == '\n' {
-			b = ' '
-		}
-		c.out = append(c.out, b)
-	}
-	c.out = append(c.out, '\r', '\n')
+	c.out = resp.AppendError(c.out, msg)
 	c.srv.curCmdFailed = true
 }
 

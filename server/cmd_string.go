@@ -633,20 +633,3 @@ func incrbyfloatCommand(c *client, argv [][]byte) {
 	// Propagate as SET key <result> KEEPTTL so float rounding cannot differ.
 	c.rewriteArgv([]byte("SET"), cloneBytes(argv[1]), cloneBytes(out), []byte("KEEPTTL"))
 }
-
-// formatDouble formats a double reply as Redis 7.0 does ("%.17g", inf).
-func formatDouble(f float64) []byte {
-	if math.IsInf(f, 1) {
-		return []byte("inf")
-	}
-	if math.IsInf(f, -1) {
-		return []byte("-inf")
-	}
-	if math.IsNaN(f) { // glibc's printf: the sign bit shows
-		if math.Signbit(f) {
-			return []byte("-nan")
-		}
-		return []byte("nan")
-	}
-	return strconv.AppendFloat(nil, f, 'g', 17, 64)
-}

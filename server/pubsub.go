@@ -2,8 +2,8 @@ package server
 
 import (
 	"sort"
-	"strconv"
 
+	"github.com/aofserver/aofserver/resp"
 	"github.com/aofserver/aofserver/rstring"
 	"github.com/tidwall/redcon"
 )
@@ -278,10 +278,10 @@ func (s *Server) publish(channel, msg []byte) int {
 		var h [4][]byte
 		for c := range m {
 			if h[c.resp] == nil {
-				h[c.resp] = appendPushLen(nil, c.resp, 3)
+				h[c.resp] = resp.AppendPushLen(nil, c.resp, 3)
 				h[c.resp] = redcon.AppendBulkString(h[c.resp], "message")
 				h[c.resp] = redcon.AppendBulk(h[c.resp], channel)
-				h[c.resp] = appendBulkHeader(h[c.resp], len(msg))
+				h[c.resp] = resp.AppendBulkHeader(h[c.resp], len(msg))
 			}
 			s.deliverMessage(c, h[c.resp], msg, tail)
 			n++
@@ -294,11 +294,11 @@ func (s *Server) publish(channel, msg []byte) int {
 		var h [4][]byte
 		for c := range m {
 			if h[c.resp] == nil {
-				h[c.resp] = appendPushLen(nil, c.resp, 4)
+				h[c.resp] = resp.AppendPushLen(nil, c.resp, 4)
 				h[c.resp] = redcon.AppendBulkString(h[c.resp], "pmessage")
 				h[c.resp] = redcon.AppendBulkString(h[c.resp], pat)
 				h[c.resp] = redcon.AppendBulk(h[c.resp], channel)
-				h[c.resp] = appendBulkHeader(h[c.resp], len(msg))
+				h[c.resp] = resp.AppendBulkHeader(h[c.resp], len(msg))
 			}
 			s.deliverMessage(c, h[c.resp], msg, tail)
 			n++
@@ -324,13 +324,6 @@ func (s *Server) deliverMessage(c *client, h, msg, tail []byte) {
 	}
 }
 
-// appendBulkHeader appends "$<n>\r\n", a bulk string's header.
-func appendBulkHeader(b []byte, n int) []byte {
-	b = append(b, '$')
-	b = strconv.AppendInt(b, int64(n), 10)
-	return append(b, '\r', '\n')
-}
-
 // publishCommand: replicas get every PUBLISH, the AOF none
 // (forceCommandPropagation(c, PROPAGATE_REPL) of a server without
 // cluster).
@@ -350,10 +343,10 @@ func (s *Server) spublish(channel, msg []byte) int {
 	var h [4][]byte
 	for c := range m {
 		if h[c.resp] == nil {
-			h[c.resp] = appendPushLen(nil, c.resp, 3)
+			h[c.resp] = resp.AppendPushLen(nil, c.resp, 3)
 			h[c.resp] = redcon.AppendBulkString(h[c.resp], "smessage")
 			h[c.resp] = redcon.AppendBulk(h[c.resp], channel)
-			h[c.resp] = appendBulkHeader(h[c.resp], len(msg))
+			h[c.resp] = resp.AppendBulkHeader(h[c.resp], len(msg))
 		}
 		s.deliverMessage(c, h[c.resp], msg, tail)
 	}
@@ -435,15 +428,4 @@ func pubsubHelpCommand(c *client, argv [][]byte) {
 	for _, l := range lines {
 		c.status(l)
 	}
-}
-
-// appendPushLen appends the header of a push message: ">n" in RESP3, an
-// array in RESP2.
-func appendPushLen(b []byte, resp, n int) []byte {
-	if resp == 3 {
-		b = append(b, '>')
-		b = strconv.AppendInt(b, int64(n), 10)
-		return append(b, '\r', '\n')
-	}
-	return redcon.AppendArray(b, n)
 }

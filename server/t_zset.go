@@ -10,6 +10,7 @@ import (
 
 	"github.com/aofserver/aofserver/dict"
 	"github.com/aofserver/aofserver/rdb"
+	"github.com/aofserver/aofserver/resp"
 	"github.com/aofserver/aofserver/skiplist"
 )
 
@@ -1450,12 +1451,12 @@ func zscanCommand(c *client, argv [][]byte) {
 	collScanCommand(c, argv, c.srv.zsetRead, 2, func(z *zsetObj, cursor uint64, count int64) ([][]byte, uint64) {
 		if z.zsl != nil {
 			return collScanDict(z.dict, cursor, count*2, func(out [][]byte, _ string, n **skiplist.Node) [][]byte {
-				return append(out, (*n).Member, formatDouble((*n).Score))
+				return append(out, (*n).Member, resp.FormatDouble((*n).Score))
 			})
 		}
 		var items [][]byte
 		for _, e := range z.lp {
-			items = append(items, e.member, formatDouble(e.score))
+			items = append(items, e.member, resp.FormatDouble(e.score))
 		}
 		return items, 0
 	})

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/tidwall/redcon"
+
+	"github.com/aofserver/aofserver/resp"
 )
 
 // Client-side caching (Redis 7.0's tracking.c): CLIENT TRACKING remembers
@@ -385,7 +387,7 @@ func (s *Server) sendTrackingMessage(c *client, proto []byte) {
 		if redir == nil {
 			c.trackFlags |= trackBrokenRedir
 			if c.resp > 2 {
-				b := appendPushLen(nil, 3, 2)
+				b := resp.AppendPushLen(nil, 3, 2)
 				b = redcon.AppendBulkString(b, "tracking-redir-broken")
 				b = redcon.AppendInt(b, c.trackRedir)
 				s.deliverTracking(c, b)
@@ -398,7 +400,7 @@ func (s *Server) sendTrackingMessage(c *client, proto []byte) {
 	var b []byte
 	switch {
 	case c.resp > 2:
-		b = appendPushLen(nil, 3, 2)
+		b = resp.AppendPushLen(nil, 3, 2)
 		b = redcon.AppendBulkString(b, "invalidate")
 	case usingRedir && c.flags&flagPubSub != 0:
 		b = redcon.AppendArray(nil, 3)
