@@ -1,9 +1,3 @@
-// Package resp reads the Redis protocol a client sends: Redis 7.0.15's
-// processMultibulkBuffer and processInlineBuffer, with their limits and
-// their "Protocol error: ..." texts, and the model of the query buffer
-// Redis would hold (CLIENT LIST qbuf, clientsCronResizeQueryBuffer). It
-// holds no client or server state: the caller feeds the bytes it reads and
-// runs the commands parsed.
 package resp
 
 import (
