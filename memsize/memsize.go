@@ -1,7 +1,9 @@
-// Package memsize models the allocation sizes Redis 7.0.15 reports in its
-// memory figures (CLIENT LIST, INFO, MEMORY USAGE, DEBUG SDSLEN): jemalloc
-// 5's x86-64 size classes, as zmalloc_usable_size returns them, and the
-// header and allocation of sds strings. It holds no state.
+// Package memsize models allocation sizes. Redis 7.0.15's, which its
+// memory figures report (CLIENT LIST, INFO, MEMORY USAGE, DEBUG SDSLEN):
+// jemalloc 5's x86-64 size classes, as zmalloc_usable_size returns them,
+// and the header and allocation of sds strings. And the Go heap's
+// (goheap.go), which the eviction cost model charges for our own values.
+// It holds no state.
 package memsize
 
 import "math/bits"

@@ -7,12 +7,12 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
-	"sort"
 	"testing"
 	"time"
 	"unsafe"
 
 	"github.com/aofserver/aofserver/dict"
+	"github.com/aofserver/aofserver/memsize"
 )
 
 // Eviction: Redis 7.0's evict.c (performEvictions, the 16-entry eviction
@@ -161,53 +161,6 @@ type memTouch struct {
 // ---------------------------------------------------------------------------
 // Cost of a key.
 
-// allocSize is what the Go heap takes for an allocation of n bytes: its
-// size class up to 32 KB (whole 8 KB pages above), plus its share of its
-// span, the tail the span's objects leave unused and the span's 160-byte
-// descriptor (mspan), which the runtime keeps outside the heap but which
-// is resident all the same. Charging that rather than n keeps used_memory
-// (and so eviction) close to the memory the keys really hold: a 1000-byte
-// value takes 1024 bytes in an 8 KB span of 8, 1044 with its share.
-func allocSize(n int) int64 {
-	if n <= 0 {
-		return 0
-	}
-	if n > 32768 {
-		return int64(n+8191)&^8191 + mspanSize
-	}
-	return goClassCost[sizeClassIndex(n)]
-}
-
-// mspanSize is the runtime's span descriptor (unsafe.Sizeof(mspan{}) in Go
-// 1.26, as MemStats.MSpanInuse grows a span).
-const mspanSize = 160
-
-// goClassCost is allocSize by size class.
-var goClassCost = func() (c [len(goSizeClasses)]int64) {
-	for i, size := range goSizeClasses {
-		span := goSizeClassPages[i] * 8192
-		objs := span / size
-		c[i] = int64((span + mspanSize + objs - 1) / objs)
-	}
-	return c
-}()
-
-// goSizeClasses are the Go runtime's small-object size classes
-// (runtime/sizeclasses.go).
-var goSizeClasses = [...]int{8, 16, 24, 32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224,
-	240, 256, 288, 320, 352, 384, 416, 448, 480, 512, 576, 640, 704, 768, 896, 1024, 1152, 1280,
-	1408, 1536, 1792, 2048, 2304, 2688, 3072, 3200, 3456, 4096, 4864, 5376, 6144, 6528, 6784,
-	6912, 8192, 9472, 9728, 10240, 10880, 12288, 13568, 14336, 16384, 18432, 19072, 20480,
-	21760, 24576, 27264, 28672, 32768}
-
-// goSizeClassPages is the span size of each class in 8 KB pages
-// (class_to_allocnpages).
-var goSizeClassPages = [len(goSizeClasses)]int{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-	2, 1, 2, 1, 2, 1, 3, 2, 3, 1, 3, 2, 3, 4, 5,
-	6, 1, 7, 6, 5, 4, 3, 5, 7, 2, 9, 7, 5,
-	8, 3, 10, 7, 4}
-
 // Collections keep the cost charged for them in meta's low 32 bits (strings
 // keep their length there): [0,27) cost in 16-byte units, [27,32) the bit
 // length of the element count when last measured.
@@ -224,7 +177,7 @@ const (
 // collection.
 func valueCost(e entry) int64 {
 	if e.typ() == typString {
-		return allocSize(len(e.str()))
+		return memsize.GoAlloc(len(e.str()))
 	}
 	return int64(e.meta&collCostMask) * collCostUnit
 }
@@ -273,7 +226,7 @@ func recharge(e *entry, pre int64, preLen int) int64 {
 
 // memAdd charges a key being added with value *e.
 func (s *Server) memAdd(db *DB, key []byte, e *entry) {
-	db.memBytes += allocSize(len(key)) + chargeNew(e)
+	db.memBytes += memsize.GoAlloc(len(key)) + chargeNew(e)
 	s.memTouchNew(db, key, *e)
 }
 
@@ -300,7 +253,7 @@ func (s *Server) memRemove(db *DB, key string, old entry) {
 	if len(s.ev.touched) > 0 {
 		s.memSettleKey(db, key, &old)
 	}
-	db.memBytes -= allocSize(len(key)) + valueCost(old)
+	db.memBytes -= memsize.GoAlloc(len(key)) + valueCost(old)
 }
 
 // memTouch records that the value at p (key in db) may change in place.
@@ -361,7 +314,7 @@ func (s *Server) memRecount() {
 	for _, db := range s.dbs {
 		var n int64
 		db.keys.Range(func(k string, e *entry) bool {
-			n += allocSize(len(k)) + chargeNew(e)
+			n += memsize.GoAlloc(len(k)) + chargeNew(e)
 			return true
 		})
 		db.memBytes = n
@@ -883,11 +836,9 @@ const (
 
 // valuePool holds recycled value buffers by size class.
 type valuePool struct {
-	bufs  [len(goSizeClasses)][][]byte
+	bufs  [len(memsize.GoClasses)][][]byte
 	bytes int
 }
-
-func sizeClassIndex(n int) int { return sort.SearchInts(goSizeClasses[:], n) }
 
 // recycleValue keeps the buffer of a value gone from the keyspace (evicted or
 // overwritten) for reuse, if it may.
@@ -900,7 +851,7 @@ func (s *Server) recycleValue(e entry) {
 	if n < valPoolMin || n > valPoolMax || vp.bytes+n > valPoolBytes || s.snap != nil || s.childActive() {
 		return
 	}
-	i := sizeClassIndex(n)
+	i := memsize.GoClassIndex(n)
 	vp.bufs[i] = append(vp.bufs[i], unsafe.Slice((*byte)(e.ptr), n))
 	vp.bytes += n
 }
@@ -913,7 +864,7 @@ func (s *Server) newString(v []byte) entry {
 	if vp.bytes == 0 || n < valPoolMin || n > valPoolMax {
 		return newStringEntry(v)
 	}
-	i := sizeClassIndex(n)
+	i := memsize.GoClassIndex(n)
 	bufs := vp.bufs[i]
 	k := len(bufs) - 1
 	if k < 0 || len(bufs[k]) < n {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/aofserver/aofserver/memsize"
 )
 
 // Eviction tests: tests/unit/maxmemory.tcl's single-server cases, run on
@@ -387,7 +389,7 @@ func (s *Server) memCharged() (sums, charged int64) {
 	for _, db := range s.dbs {
 		sums += db.memBytes
 		db.keys.Range(func(k string, e *entry) bool {
-			charged += allocSize(len(k)) + valueCost(*e)
+			charged += memsize.GoAlloc(len(k)) + valueCost(*e)
 			return true
 		})
 	}
