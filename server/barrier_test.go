@@ -89,6 +89,13 @@ func (g *gateFS) OpenWrite(p string) (fsx.File, error) {
 
 func startGatedServer(t *testing.T, g *gateFS, args ...string) *Server {
 	t.Helper()
+	return startServerFS(t, g, g.openGate, args...)
+}
+
+// startServerFS starts a server whose AOF goes through fsys; release runs
+// before its shutdown, to let any fsync held in fsys go.
+func startServerFS(t *testing.T, fsys fsx.FS, release func(), args ...string) *Server {
+	t.Helper()
 	all := append([]string{"--port", "0", "--bind", "127.0.0.1", "--dir", t.TempDir(), "--save", "", "--appendonly", "yes"}, args...)
 	cfg, err := config.Load("", all, nil)
 	if err != nil {
@@ -98,7 +105,7 @@ func startGatedServer(t *testing.T, g *gateFS, args ...string) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.testFS = g
+	s.testFS = fsys
 	s.exitFn = func(int) {}
 	if err := s.Listen(); err != nil {
 		t.Fatal(err)
@@ -108,7 +115,7 @@ func startGatedServer(t *testing.T, g *gateFS, args ...string) *Server {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		g.openGate()
+		release()
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		s.Shutdown(ctx)
