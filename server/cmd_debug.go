@@ -15,6 +15,7 @@ import (
 	"github.com/aofserver/aofserver/aof"
 	"github.com/aofserver/aofserver/config"
 	"github.com/aofserver/aofserver/rdb"
+	"github.com/aofserver/aofserver/resp"
 )
 
 // DEBUG, the subset of Redis 7.0's debug.c that tests and tools use.
@@ -155,7 +156,7 @@ func debugCommand(c *client, argv [][]byte) {
 	case n == 3 && eqFold(sub, "error"):
 		// "-<string>" as is (addReplySds): no error code added, and
 		// not an error reply for the statistics.
-		c.addReplyString("-" + strings.NewReplacer("\r", " ", "\n", " ").Replace(string(argv[2])) + "\r\n")
+		c.out = resp.AppendError(c.out, string(argv[2]))
 	case n == 4 && eqFold(sub, "replybuffer"):
 		debugReplyBuffer(c, argv)
 	case n == 3 && eqFold(sub, "protocol"):
@@ -176,6 +177,7 @@ type debugKnobs struct {
 	replyBufNoResize  bool
 }
 
+// truncate is s cut to at most n bytes (Redis's "%.*s" in an error).
 func truncate(s string, n int) string {
 	if len(s) > n {
 		return s[:n]

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/aofserver/aofserver/lualib"
+	"github.com/aofserver/aofserver/resp"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -594,7 +595,7 @@ func (e *luaEngine) exec(c *client, fn *lua.LFunction, name string, isEval bool,
 			}
 			return
 		}
-		c.err("ERR Error running script " + name + ", " + truncStr(lua.LVAsString(obj), 100))
+		c.err("ERR Error running script " + name + ", " + truncate(lua.LVAsString(obj), 100))
 		return
 	}
 	luaToReply(c, e.fake.resp, L.Get(-1), 0)
@@ -602,17 +603,8 @@ func (e *luaEngine) exec(c *client, fn *lua.LFunction, name string, isEval bool,
 
 // errNoStats replies an error already counted in errorstats.
 func errNoStats(c *client, msg string) {
-	c.out = append(c.out, '-')
-	c.out = append(c.out, strings.NewReplacer("\r", " ", "\n", " ").Replace(msg)...)
-	c.out = append(c.out, '\r', '\n')
+	c.out = resp.AppendError(c.out, msg)
 	c.srv.curCmdFailed = true
-}
-
-func truncStr(s string, n int) string {
-	if len(s) > n {
-		return s[:n]
-	}
-	return s
 }
 
 func bytesTable(L *lua.LState, items [][]byte) *lua.LTable {
