@@ -76,6 +76,9 @@ func (a *AOF) restartTempIncr(r *Rewrite) {
 	a.mu.Unlock()
 	a.lastIncrSize.Store(0)
 	a.currentSize.Store(0)
+	// Redis's openNewIncrAofForAppend in AOF_WAIT_REWRITE logs the
+	// temporary incr it (re)opens for each rewrite.
+	a.log.Info().Msgf("Creating AOF incr file %s on background rewrite", name)
 	old.syncMu.Lock()
 	old.f.Close()
 	old.closed = true
