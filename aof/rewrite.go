@@ -83,9 +83,12 @@ func (r *Rewrite) WaitSwitched() error {
 // new (empty) incr's directory entry.
 func (a *AOF) rotate(r *Rewrite) {
 	a.bufMu.Lock()
-	if a.rot == r {
-		a.rot = nil
+	if a.rot != r {
+		// Already failed (setFatal, Close took it): r.switched is closed.
+		a.bufMu.Unlock()
+		return
 	}
+	a.rot = nil
 	a.bufMu.Unlock()
 	if e := a.writeErr.Load(); e != nil {
 		a.failRotation(r, *e)

@@ -322,6 +322,15 @@ func (a *AOF) setFatal(err error) {
 	}
 	t := fmt.Errorf("%w: %w", ErrFatal, err)
 	a.term.CompareAndSwap(nil, &t)
+	// No step runs once term is set: a rotation StartRewrite queued that
+	// no step has taken yet fails here, or its Install would wait forever.
+	a.bufMu.Lock()
+	rot := a.rot
+	a.rot = nil
+	a.bufMu.Unlock()
+	if rot != nil {
+		a.failRotation(rot, t)
+	}
 	a.broadcast()
 	if a.opt.OnFatal != nil {
 		go a.opt.OnFatal(err)
