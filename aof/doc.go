@@ -47,9 +47,11 @@
 //     A failed write or fsync under Always is fatal (OnFatal) and never
 //     retried: after a failed fsync the kernel may have dropped the pages.
 //   - everysecSync (syncer goroutine, EverySec): fdatasync once per second.
-//   - rotate (step holder, at a rewrite's switch point): create incr n+1,
-//     persist the manifest listing it, then switch; the old incr is
-//     fdatasync'ed and closed in the background.
+//   - StartRewrite (executor, before the child starts, as Redis's
+//     openNewIncrAofForAppend): create incr n+1 and persist the manifest
+//     listing it; bytes still unwritten go to incr n, which loads first.
+//   - rotate (step holder, at the rewrite's switch point): switch to incr
+//     n+1; the old incr is fdatasync'ed and closed in the background.
 //   - Install: rename the fsynced temp base into the directory, persist the
 //     manifest with the new base and history entries, then delete history
 //     (manifest first, so a listed file is never missing).

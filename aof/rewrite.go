@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"path/filepath"
 	"strconv"
+
+	"github.com/aofserver/aofserver/manifest"
 )
 
 // Rewrite is one BGREWRITEAOF in progress (spec §3). Everything fed before
@@ -17,29 +19,49 @@ type Rewrite struct {
 	switchOff int64         // logical offset where the new incr starts; set under bufMu
 	switched  chan struct{} // closed once the writer tried the rotation
 	switchErr error         // rotation failure, read after switched is closed
+	next      *segment      // the new incr StartRewrite opened; the writer switches to it
 	done      bool          // Install or Abort ran; guarded by a.mu
 }
 
-// StartRewrite records the switch point and asks the writer goroutine to
-// rotate the incr file (Redis's openNewIncrAofForAppend) before it writes any
-// byte fed after this call. It does no file I/O: call it with the executor
-// lock held, at the instant the base snapshot is taken. childPid names the
-// temp base file.
+// StartRewrite opens the new incr file and persists the manifest naming it
+// (Redis's openNewIncrAofForAppend, which rewriteAppendOnlyFileBackground
+// runs before forking: its log line comes before "started by pid", and a
+// failure fails BGREWRITEAOF at once), records the switch point and asks
+// the writer goroutine to append to the new file every byte fed after this
+// call. Call it with the executor lock held, at the instant the base
+// snapshot is taken. An AOF still waiting for its first base (StartWaiting)
+// gets a fresh temporary incr instead, and no manifest change. childPid
+// names the temp base file.
 func (a *AOF) StartRewrite(childPid int) (*Rewrite, error) {
+	a.manMu.Lock()
+	defer a.manMu.Unlock()
 	a.mu.Lock()
-	defer a.mu.Unlock()
-	switch {
-	case a.closed:
-		return nil, ErrClosed
-	case !a.started:
-		return nil, ErrNotStarted
-	case a.rw != nil:
+	if err := a.rewriteRefusal(); err == nil && a.rw != nil {
+		a.mu.Unlock()
 		return nil, ErrRewriteInProgress
-	case a.fatalErr != nil:
-		return nil, a.fatalErr
+	} else if err != nil {
+		a.mu.Unlock()
+		return nil, err
 	}
 	r := &Rewrite{a: a, pid: childPid, switched: make(chan struct{})}
-	a.rw = r
+	a.rw = r // reserved while the file is opened below
+	waiting := a.waiting
+	a.mu.Unlock()
+
+	next, err := a.openNewIncr(waiting)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if err == nil {
+		err = a.rewriteRefusal() // closed or failed meanwhile
+		if err != nil {
+			next.f.Close()
+		}
+	}
+	if err != nil {
+		a.rw = nil
+		return nil, err
+	}
+	r.next = next
 	a.bufMu.Lock()
 	r.switchOff = a.fedOff
 	a.selectedDB = -1 // the new incr must start with SELECT
@@ -47,6 +69,58 @@ func (a *AOF) StartRewrite(childPid int) (*Rewrite, error) {
 	a.bufMu.Unlock()
 	a.wake()
 	return r, nil
+}
+
+// rewriteRefusal is why the AOF takes no new incr file now, or nil (a.mu
+// held).
+func (a *AOF) rewriteRefusal() error {
+	switch {
+	case a.closed:
+		return ErrClosed
+	case !a.started:
+		return ErrNotStarted
+	case a.fatalErr != nil:
+		return a.fatalErr
+	}
+	return nil
+}
+
+// openNewIncr creates the incr file a rewrite switches to and, unless the
+// AOF is waiting for its first base, persists the manifest naming it
+// (manMu held). Waiting, the temporary incr is unlinked and created anew:
+// the writer may still append bytes from before the switch point, which the
+// snapshot covers, to the old one. Durable after it returns nil: the new
+// manifest and the new file's directory entry (not waiting).
+func (a *AOF) openNewIncr(waiting bool) (*segment, error) {
+	nm := a.man
+	var name string
+	if waiting {
+		name = a.tempIncrName()
+		if err := a.fsys.Remove(a.path(name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			a.log.Warn().Msgf("Can't open the append-only file %s: %s", name, Strerror(err))
+			return nil, fmt.Errorf("aof: remove %s: %w", name, err)
+		}
+	} else {
+		var inc manifest.File
+		nm, inc = a.man.WithNewIncr(a.opt.FileName)
+		name = inc.Name
+	}
+	f, err := a.fsys.Create(a.path(name))
+	if err != nil {
+		a.log.Warn().Msgf("Can't open the append-only file %s: %s", name, Strerror(err))
+		return nil, fmt.Errorf("aof: create %s: %w", name, err)
+	}
+	if !waiting {
+		if err := a.persistManifest(nm); err != nil {
+			// Keep the file: if only the directory fsync failed, the
+			// manifest on disk may already name it.
+			f.Close()
+			return nil, err
+		}
+		a.man = nm
+	}
+	a.log.Info().Msgf("Creating AOF incr file %s on background rewrite", name)
+	return &segment{f: f, name: name}, nil
 }
 
 // SetChildPid names the temp base after the child process that writes it,
@@ -101,32 +175,11 @@ func (a *AOF) rotate(r *Rewrite) {
 		a.restartTempIncr(r)
 		return
 	}
-	a.manMu.Lock()
-	nm, inc := a.man.WithNewIncr(a.opt.FileName)
-	f, err := a.fsys.Create(a.path(inc.Name))
-	if err != nil {
-		a.manMu.Unlock()
-		a.log.Warn().Msgf("Can't open the append-only file %s: %s", inc.Name, Strerror(err))
-		a.failRotation(r, fmt.Errorf("aof: create %s: %w", inc.Name, err))
-		return
-	}
-	if err := a.persistManifest(nm); err != nil {
-		a.manMu.Unlock()
-		// Keep the file: if only the directory fsync failed, the manifest on
-		// disk may already name it.
-		f.Close()
-		a.failRotation(r, err)
-		return
-	}
-	a.man = nm
-	a.manMu.Unlock()
-
 	a.mu.Lock()
 	old := a.cur
-	a.cur = &segment{f: f, name: inc.Name}
+	a.cur = r.next
 	a.mu.Unlock()
 	a.lastIncrSize.Store(0)
-	a.log.Info().Msgf("Creating AOF incr file %s on background rewrite", inc.Name)
 	endOff := a.writtenOff.Load()
 	a.pendingBio.Add(1)
 	a.bg.Add(1)
@@ -161,6 +214,8 @@ func (a *AOF) failRotation(r *Rewrite, err error) {
 	select {
 	case <-r.switched:
 	default:
+		// The new file stays (a manifest may name it), never written.
+		r.next.f.Close()
 		r.switchErr = err
 		close(r.switched)
 	}

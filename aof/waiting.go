@@ -61,24 +61,15 @@ func (a *AOF) Waiting() bool {
 
 // restartTempIncr is the rotation of a rewrite started while waiting:
 // everything fed before the switch point is in the new snapshot, so the
-// temporary incr starts over, empty (Redis reopens it with O_TRUNC).
+// writer goes on in the temporary incr StartRewrite created anew, empty
+// (Redis reopens it with O_TRUNC).
 func (a *AOF) restartTempIncr(r *Rewrite) {
-	name := a.tempIncrName()
-	f, err := a.fsys.Create(a.path(name))
-	if err != nil {
-		a.log.Warn().Msgf("Can't open the append-only file %s: %s", name, Strerror(err))
-		a.failRotation(r, fmt.Errorf("aof: create %s: %w", name, err))
-		return
-	}
 	a.mu.Lock()
 	old := a.cur
-	a.cur = &segment{f: f, name: name}
+	a.cur = r.next
 	a.mu.Unlock()
 	a.lastIncrSize.Store(0)
 	a.currentSize.Store(0)
-	// Redis's openNewIncrAofForAppend in AOF_WAIT_REWRITE logs the
-	// temporary incr it (re)opens for each rewrite.
-	a.log.Info().Msgf("Creating AOF incr file %s on background rewrite", name)
 	old.syncMu.Lock()
 	old.f.Close()
 	old.closed = true

@@ -301,9 +301,12 @@ func (cj *crashJobs) workload(t *testing.T, s *Server, logs *lockedBuffer, o *jo
 			return
 		case r == "+Background append only file rewriting started\r\n":
 		case r == "-ERR Can't execute an AOF background rewriting. Please check the server logs for more information.\r\n" && faulty && !final:
-			// Or, with the AOF off, the manifest could not be read:
+			// The new incr file or the manifest naming it could not be
+			// written (openNewIncrAofForAppend's lines), the fork failed,
+			// or, with the AOF off, the manifest could not be read:
 			// aof.Open logs the start-up line.
-			logHasOne(t, what+": BGREWRITEAOF", logs, "Can't rewrite append only file in background",
+			logHasOne(t, what+": BGREWRITEAOF", logs, "Can't open the append-only file appendonly.aof.",
+				"Fail to persist the AOF manifest file", "Can't rewrite append only file in background",
 				"Can't open or create append-only dir appendonlydir", "Fatal error: can't open the AOF manifest file")
 			return
 		default:

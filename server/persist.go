@@ -531,7 +531,7 @@ func (s *Server) startRewrite() error {
 	// everything after goes to the new incr.
 	rw, err := s.aof.StartRewrite(os.Getpid())
 	if err != nil {
-		s.log.Warn().Msgf("Can't rewrite append only file in background: %v", err)
+		// StartRewrite logged Redis's line (openNewIncrAofForAppend's).
 		s.persist.lastRewriteOK = false
 		return err
 	}
