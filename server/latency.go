@@ -585,11 +585,18 @@ func (s *Server) forkRate() float64 {
 	return float64(s.usedMemory()) * 1000000 / float64(usec) / (1024 * 1024 * 1024)
 }
 
-// anonHugePages is the process's huge pages, as DOCTOR sees them: a
-// variable so that the differential test can compare the server's
+// anonHugePages is the process's huge pages, as DOCTOR sees them.
+// hugePagesOverride lets the differential test compare the server's
 // report, not its host's (a test binary under -race holds huge pages of
-// its own).
-var anonHugePages = anonHugePagesBytes
+// its own); atomic, as the test sets it while a server runs.
+func anonHugePages() int64 {
+	if f := hugePagesOverride.Load(); f != nil {
+		return (*f)()
+	}
+	return anonHugePagesBytes()
+}
+
+var hugePagesOverride atomic.Pointer[func() int64]
 
 // anonHugePagesBytes is THPGetAnonHugePagesSize: the process's
 // AnonHugePages from /proc/self/smaps_rollup (the sum Redis adds up from

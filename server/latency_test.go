@@ -401,8 +401,9 @@ func TestLatencyMonitorMatchesRedis(t *testing.T) {
 	// redis-server holds no huge pages (jemalloc never asks for them);
 	// this test binary may (the race detector's shadow memory), and ours
 	// runs inside it. TestLatencyDoctorAdvisesTHP covers the advice.
-	defer func(f func() int64) { anonHugePages = f }(anonHugePages)
-	anonHugePages = func() int64 { return 0 }
+	zero := func() int64 { return 0 }
+	hugePagesOverride.Store(&zero)
+	defer hugePagesOverride.Store(nil)
 	lp := newLatencyPair(t)
 	lp.same("LATENCY", "HELP")
 	lp.same("LATENCY", "HELP", "xxx")
@@ -543,8 +544,9 @@ func TestLatencyTimeSeriesRing(t *testing.T) {
 // With huge pages in the process, DOCTOR advises disabling THP even when no
 // event was seen (createLatencyReport's non-event advice).
 func TestLatencyDoctorAdvisesTHP(t *testing.T) {
-	defer func(f func() int64) { anonHugePages = f }(anonHugePages)
-	anonHugePages = func() int64 { return 2 << 20 }
+	some := func() int64 { return 2 << 20 }
+	hugePagesOverride.Store(&some)
+	defer hugePagesOverride.Store(nil)
 	c := newDiffPair(t).oc[0]
 	c.do("CONFIG", "SET", "latency-monitor-threshold", "200")
 	want := "\nI have a few advices for you:\n\n- I detected a non zero amount of anonymous huge pages used by your process."

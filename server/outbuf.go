@@ -296,6 +296,12 @@ func (c *client) multiMem() int {
 // may take part of b (n < len(b), err nil or EAGAIN); a connection on its
 // own goroutine a blocking Write. It returns how many bytes of b went.
 func (s *Server) writeReplies(c *client, b []byte) (int, error) {
+	// The bytes leave the client's omem before the peer can read them (a
+	// CLIENT LIST it sends next must not count them, as in Redis, whose
+	// write and accounting are one step); what is not written comes back.
+	if held := c.outHeld.Load(); held != 0 {
+		c.outHeld.Store(max(held-int64(len(b)), 0))
+	}
 	if c.lc == nil {
 		c.pushMu.Lock()
 		async := c.pushWriter
@@ -318,6 +324,7 @@ func (s *Server) writeReplies(c *client, b []byte) (int, error) {
 	}
 	if n = max(n, 0); n < len(b) {
 		s.stats.netOutput.Add(int64(n - len(b)))
+		c.outHeld.Add(int64(len(b) - n))
 	}
 	return n, err
 }
