@@ -95,6 +95,13 @@ func (a *AOF) openNewIncr(waiting bool) (*segment, error) {
 	nm := a.man
 	var name string
 	if waiting {
+		// The first rewrite of an AOF being turned on makes the directory
+		// (rewriteAppendOnlyFileBackground's dirCreateIfMissing).
+		if err := a.fsys.MkdirAll(a.aofDir); err != nil {
+			msg := fmt.Sprintf("Can't open or create append-only dir %s: %s", a.opt.DirName, Strerror(err))
+			a.log.Warn().Msg(msg)
+			return nil, fmt.Errorf("aof: %s: %w", msg, err)
+		}
 		name = a.tempIncrName()
 		if err := a.fsys.Remove(a.path(name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			a.log.Warn().Msgf("Can't open the append-only file %s: %s", name, Strerror(err))

@@ -8,8 +8,8 @@ import (
 
 // Turning the AOF on at runtime (CONFIG SET appendonly yes) is Redis's
 // AOF_WAIT_REWRITE state: commands are appended to a temporary incr file,
-// temp-<appendfilename>.incr in the AOF directory, that no manifest names,
-// while the first rewrite writes the base from a snapshot in a child
+// temp-<appendfilename>.incr in the AOF directory, that no manifest names
+// and that each rewrite's start creates anew, while the first rewrite writes the base from a snapshot in a child
 // process. Its Install renames the base and the temporary incr into place
 // and only then persists a manifest naming both. A crash before that leaves
 // the manifest on disk as it was. Nothing here pauses for the size of the
@@ -18,39 +18,39 @@ import (
 // tempIncrName is Redis's getTempIncrAofName.
 func (a *AOF) tempIncrName() string { return "temp-" + a.opt.FileName + ".incr" }
 
-// StartWaiting is Start for an AOF being turned on: it creates the temporary
-// incr file and starts the writer, leaving the manifest untouched. The caller
-// starts a rewrite (StartRewrite) under the same executor hold; until one
-// installs, Waiting reports true and a failed rewrite must be retried.
+// StartWaiting is Start for an AOF being turned on: it starts the writer,
+// leaving the directory untouched. Until a rewrite starts (StartRewrite
+// creates the AOF directory and the temporary incr file, as Redis's
+// rewriteAppendOnlyFileBackground), what is fed is dropped: Redis feeds
+// nothing in AOF_WAIT_REWRITE without a rewrite child, and the rewrite's
+// snapshot holds it. Until a rewrite installs, Waiting reports true and a
+// failed rewrite must be retried.
 func (a *AOF) StartWaiting() error {
 	a.mu.Lock()
+	defer a.mu.Unlock()
 	if a.started || a.closed {
-		a.mu.Unlock()
 		return errors.New("aof: StartWaiting called twice or after Close")
-	}
-	a.mu.Unlock()
-	if err := a.fsys.MkdirAll(a.aofDir); err != nil {
-		msg := fmt.Sprintf("Can't open or create append-only dir %s: %s", a.opt.DirName, Strerror(err))
-		a.log.Warn().Msg(msg)
-		return fmt.Errorf("aof: %s: %w", msg, err)
-	}
-	name := a.tempIncrName()
-	f, err := a.fsys.Create(a.path(name))
-	if err != nil {
-		msg := fmt.Sprintf("Can't open the append-only file %s: %s", name, Strerror(err))
-		a.log.Warn().Msg(msg)
-		return fmt.Errorf("aof: %s: %w", msg, err)
 	}
 	a.lastIncrSize.Store(0)
 	a.currentSize.Store(0)
-	a.mu.Lock()
 	a.waiting = true
-	a.cur = &segment{f: f, name: name}
+	a.cur = &segment{f: discardFile{}, name: a.tempIncrName()}
 	a.startLocked()
-	a.mu.Unlock()
 	a.wake()
 	return nil
 }
+
+// discardFile is the incr of an AOF waiting for a rewrite to start: it
+// takes every write and keeps nothing.
+type discardFile struct{}
+
+func (discardFile) Write(p []byte) (int, error)            { return len(p), nil }
+func (discardFile) WriteAt(p []byte, _ int64) (int, error) { return len(p), nil }
+func (discardFile) Sync() error                            { return nil }
+func (discardFile) Truncate(int64) error                   { return nil }
+func (discardFile) Size() (int64, error)                   { return 0, nil }
+func (discardFile) Close() error                           { return nil }
+func (discardFile) Name() string                           { return "" }
 
 // Waiting reports whether the AOF is still waiting for its first rewrite.
 func (a *AOF) Waiting() bool {
