@@ -126,10 +126,7 @@ type netLoop struct {
 	gone       chan struct{} // the other workers' exits, at stop
 	takes      atomic.Int64  // times the standby took the loop over (tests)
 
-	// GOMAXPROCS (procsFor; loop-owned): at start, now, and whether the
-	// environment sets it (then it is left alone).
-	baseProcs, procs int
-	procsFixed       bool
+	procs int // GOMAXPROCS procsFor last set (loop-owned)
 }
 
 // loopConn stands in for the net.Conn of a loop-owned client. Only Close
@@ -198,8 +195,10 @@ func newNetLoop(s *Server) (*netLoop, error) {
 		evs: make([]unix.EpollEvent, loopEvents), done: make(chan struct{}), gone: make(chan struct{}, maxInflight)}
 	l.armTimer = time.AfterFunc(time.Hour, l.armLate)
 	l.armTimer.Stop()
-	l.baseProcs = runtime.GOMAXPROCS(0)
-	l.procs, l.procsFixed = l.baseProcs, os.Getenv("GOMAXPROCS") != ""
+	procsOnce.Do(func() {
+		procsBase, procsFixed = runtime.GOMAXPROCS(0), os.Getenv("GOMAXPROCS") != ""
+	})
+	l.procs = procsBase
 	if err := unix.EpollCtl(ep, unix.EPOLL_CTL_ADD, efd, &unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(efd)}); err != nil {
 		l.closeFds()
 		return nil, err
@@ -459,6 +458,7 @@ func (s *Server) stopNetLoops() {
 		l.mu.Unlock()
 		l.wake()
 		<-l.done
+		l.procsFor(1)
 	}
 }
 
@@ -1038,13 +1038,14 @@ func (l *netLoop) toSyncer() bool {
 // 8 clients, 5 ms flush: 1,250 -> 1,460 SET/s (the limit is 1,570); at
 // 1 ms: 5,300 -> 6,500. Only the device-bound regime has several in
 // flight, where CPU is not what limits. Called on the goroutine holding
-// the token; changing GOMAXPROCS stops the world, so only on a change
-// of mode.
+// the token (or at stop); changing GOMAXPROCS stops the world, so only
+// on a change of mode. procsBase is the process's GOMAXPROCS when the
+// first loop was made (tests run several servers in one process).
 func (l *netLoop) procsFor(inflight int) {
-	if l.procsFixed {
+	if procsFixed {
 		return
 	}
-	want := l.baseProcs
+	want := procsBase
 	if inflight > 1 {
 		want += inflight
 	}
@@ -1053,6 +1054,12 @@ func (l *netLoop) procsFor(inflight int) {
 		runtime.GOMAXPROCS(want)
 	}
 }
+
+var (
+	procsOnce  sync.Once
+	procsBase  int
+	procsFixed bool
+)
 
 // syncRounds is the syncer: fsync, reply, and again while the loop hands
 // over more held clients.
