@@ -538,12 +538,12 @@ func (l *netLoop) run() bool {
 	var lastIdle time.Time
 	lastYield := monoNow()
 	for {
-		// The loop goroutine never parks (it blocks in epoll_wait), so its
-		// P's schedule tick would stand still: after 10 ms the runtime's
-		// sysmon takes the P back in the middle of an epoll_wait, every
-		// P looks idle, sysmon sleeps, and the next system call wakes it
-		// to poll every 20 µs again (at one client, an eighth of the
-		// server's CPU). A yield every 4 ms moves the tick on, well inside
+		// Under load the loop goroutine may not park for long stretches
+		// (parkedEpoll finds events ready at every wait), so its P's
+		// schedule tick would stand still: after 10 ms the runtime's
+		// sysmon preempts it, and the next system call wakes sysmon to
+		// poll every 20 µs again (when the loop still blocked in
+		// epoll_wait, at one client, an eighth of the server's CPU). A yield every 4 ms moves the tick on, well inside
 		// sysmon's 10 ms; not more often, as each one wakes an idle thread
 		// (Gosched's wakep), a quarter of a context switch per request at
 		// one client under always when done every millisecond.
