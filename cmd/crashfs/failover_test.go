@@ -52,7 +52,7 @@ const (
 )
 
 // failoverDeadline bounds each wait: Sentinel finds the replica through
-// the master's INFO every 10 s; a failover needs down-after (1 s), an
+// the master's INFO every 10 s; a failover needs down-after (3 s), an
 // election and the promoted replica's INFO.
 const failoverDeadline = 60 * time.Second
 

@@ -23,7 +23,7 @@ import (
 
 const sentinelMaster = "mym"
 
-// sentinelDeadline bounds each wait: a failover needs down-after (1 s),
+// sentinelDeadline bounds each wait: a failover needs down-after (3 s),
 // an election and the promoted replica's INFO; a restarted master is
 // converted only after Sentinel's 8 s grace (sentinel_publish_period*4).
 const sentinelDeadline = 60 * time.Second

@@ -384,8 +384,10 @@ func InfoField(addr, section, key string) string {
 }
 
 // StartSentinel runs redis-sentinel exe on a free 127.0.0.1 port,
-// monitoring the master name at masterAddr with quorum, a 1 s
-// down-after, a 5 s failover-timeout and parallel-syncs 1; it returns
+// monitoring the master name at masterAddr with quorum, a 3 s
+// down-after (1 s let one sentinel's fresh link to a just-promoted master
+// wait past it under CI's -race load and start a second failover), a 5 s
+// failover-timeout and parallel-syncs 1; it returns
 // once the sentinel answers PING (failing after deadline) and kills it
 // when the test ends.
 func StartSentinel(t testing.TB, exe, name, masterAddr string, quorum int, deadline time.Duration) *Proc {
@@ -396,7 +398,7 @@ func StartSentinel(t testing.TB, exe, name, masterAddr string, quorum int, deadl
 	conf := filepath.Join(dir, "sentinel.conf")
 	text := fmt.Sprintf("port %d\nbind 127.0.0.1\ndir %s\n"+
 		"sentinel monitor %s %s %s %d\n"+
-		"sentinel down-after-milliseconds %[3]s 1000\n"+
+		"sentinel down-after-milliseconds %[3]s 3000\n"+
 		"sentinel failover-timeout %[3]s 5000\n"+
 		"sentinel parallel-syncs %[3]s 1\n", port, dir, name, host, mport, quorum)
 	if err := os.WriteFile(conf, []byte(text), 0o644); err != nil {
