@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/aofserver/aofserver/rstring"
 )
 
 // Set/get/rewrite functions of the directives that need special handling
@@ -325,7 +327,7 @@ func setPercentiles(d *directive, c *Config, args []string) string {
 
 // string2d is Redis's string2d: a full strtod parse, no leading space, not NaN.
 func string2d(s string) (float64, bool) {
-	if s == "" || isSpace(s[0]) {
+	if s == "" || rstring.IsSpace(s[0]) {
 		return 0, false
 	}
 	f, err := strconv.ParseFloat(s, 64)

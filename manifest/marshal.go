@@ -1,6 +1,10 @@
 package manifest
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/aofserver/aofserver/rstring"
+)
 
 // Marshal returns the manifest text exactly as Redis writes it
 // (getAofManifestAsString): the base line, history lines, then incr lines.
@@ -46,7 +50,7 @@ func needsRepr(s string) bool {
 	}
 	for i := range len(s) {
 		c := s[i]
-		if c == '\\' || c == '"' || c == '\'' || c < 0x20 || c > 0x7e || isSpace(c) {
+		if c == '\\' || c == '"' || c == '\'' || c < 0x20 || c > 0x7e || rstring.IsSpace(c) {
 			return true
 		}
 	}

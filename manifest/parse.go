@@ -62,14 +62,14 @@ func Parse(r io.Reader) (*Manifest, error) {
 		for i := 0; i < len(args); i += 2 {
 			key, val := cstr(args[i]), args[i+1]
 			switch {
-			case equalFoldASCII(key, "file"):
+			case rstring.EqualFold(key, "file"):
 				name, haveName = cstr(val), true
 				if bytes.ContainsAny(name, `/\`) {
 					return nil, fail(msgPath)
 				}
-			case equalFoldASCII(key, "seq"):
+			case rstring.EqualFold(key, "seq"):
 				f.Seq = rstring.Atoll(val)
-			case equalFoldASCII(key, "type"):
+			case rstring.EqualFold(key, "type"):
 				f.Type = 0
 				if len(val) > 0 {
 					f.Type = Type(val[0])
@@ -129,29 +129,4 @@ func cstr(b []byte) []byte {
 		return b[:i]
 	}
 	return b
-}
-
-// equalFoldASCII is strcasecmp(a, b) == 0 in the C locale (no Unicode folding).
-func equalFoldASCII(a []byte, b string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range len(a) {
-		if lower(a[i]) != lower(b[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func lower(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
-}
-
-// isSpace is C isspace in the C locale.
-func isSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
 }
