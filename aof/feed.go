@@ -1,6 +1,10 @@
 package aof
 
-import "strconv"
+import (
+	"strconv"
+
+	respenc "github.com/aofserver/aofserver/resp" // "resp" is a test helper here
+)
 
 // Op is one propagated command. DB is the database it ran in; a negative DB
 // writes no SELECT and leaves the selected database as it is.
@@ -73,21 +77,8 @@ func (a *AOF) Offset() Ticket {
 	return Ticket(a.fedOff)
 }
 
-// AppendCommand appends argv as a RESP array of bulk strings
-// ("*<argc>\r\n" then "$<len>\r\n<bytes>\r\n" per argument).
-func AppendCommand(b []byte, argv [][]byte) []byte {
-	b = append(b, '*')
-	b = strconv.AppendInt(b, int64(len(argv)), 10)
-	b = append(b, '\r', '\n')
-	for _, arg := range argv {
-		b = append(b, '$')
-		b = strconv.AppendInt(b, int64(len(arg)), 10)
-		b = append(b, '\r', '\n')
-		b = append(b, arg...)
-		b = append(b, '\r', '\n')
-	}
-	return b
-}
+// AppendCommand appends argv as the AOF stores a command (a RESP request).
+func AppendCommand(b []byte, argv [][]byte) []byte { return respenc.AppendCommand(b, argv) }
 
 func appendSelect(b []byte, db int) []byte {
 	var num [20]byte

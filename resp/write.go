@@ -67,6 +67,21 @@ func AppendBulkHeader(b []byte, n int) []byte {
 	return append(b, '\r', '\n')
 }
 
+// AppendCommand appends argv as a request: a RESP array of bulk strings
+// ("*<argc>\r\n", then "$<len>\r\n<bytes>\r\n" per argument), the form
+// clients send and the AOF stores.
+func AppendCommand[S ~string | ~[]byte](b []byte, argv []S) []byte {
+	b = append(b, '*')
+	b = strconv.AppendInt(b, int64(len(argv)), 10)
+	b = append(b, '\r', '\n')
+	for _, arg := range argv {
+		b = AppendBulkHeader(b, len(arg))
+		b = append(b, arg...)
+		b = append(b, '\r', '\n')
+	}
+	return b
+}
+
 // FormatDouble formats a double reply as Redis 7.0 does ("%.17g", inf).
 func FormatDouble(f float64) []byte {
 	if math.IsInf(f, 1) {

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/aofserver/aofserver/resp"
 )
 
 // mixEntry is one command of the load and its weight.
@@ -409,19 +411,7 @@ func (g *commandGen) next(buf []byte) []byte {
 	}
 }
 
-func appendCommand(buf []byte, args ...string) []byte {
-	buf = append(buf, '*')
-	buf = strconv.AppendInt(buf, int64(len(args)), 10)
-	buf = append(buf, '\r', '\n')
-	for _, a := range args {
-		buf = append(buf, '$')
-		buf = strconv.AppendInt(buf, int64(len(a)), 10)
-		buf = append(buf, '\r', '\n')
-		buf = append(buf, a...)
-		buf = append(buf, '\r', '\n')
-	}
-	return buf
-}
+func appendCommand(buf []byte, args ...string) []byte { return resp.AppendCommand(buf, args) }
 
 // conn is a minimal RESP2 connection.
 type conn struct {

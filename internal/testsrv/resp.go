@@ -9,22 +9,12 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/aofserver/aofserver/resp"
 )
 
 // AppendMultibulk appends args as one RESP multibulk request.
-func AppendMultibulk(b []byte, args ...string) []byte {
-	b = append(b, '*')
-	b = strconv.AppendInt(b, int64(len(args)), 10)
-	b = append(b, '\r', '\n')
-	for _, a := range args {
-		b = append(b, '$')
-		b = strconv.AppendInt(b, int64(len(a)), 10)
-		b = append(b, '\r', '\n')
-		b = append(b, a...)
-		b = append(b, '\r', '\n')
-	}
-	return b
-}
+func AppendMultibulk(b []byte, args ...string) []byte { return resp.AppendCommand(b, args) }
 
 // ReadRaw reads one RESP2/RESP3 reply (nested aggregates and attributes
 // included) and returns its exact bytes, so comparisons are byte-exact.
