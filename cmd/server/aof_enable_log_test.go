@@ -23,16 +23,12 @@ func TestAppendOnlyYesLogsTempIncr(t *testing.T) {
 		"Background AOF rewrite finished successfully",
 	}
 	run := func(name, addr string, logs func() string) map[string]int {
-		c, err := testsrv.DialConn(addr)
-		if err != nil {
-			t.Fatal(err)
+		do := testsrv.Session(t, name, addr, logs)
+		if r := do("SET", "k", "v"); r != "+OK" {
+			t.Fatalf("%s: SET: %q", name, r)
 		}
-		defer c.Close()
-		if raw, err := c.DoRaw(10*time.Second, "SET", "k", "v"); err != nil || raw != "+OK\r\n" {
-			t.Fatalf("%s: SET: %q %v", name, raw, err)
-		}
-		if raw, err := c.DoRaw(10*time.Second, "CONFIG", "SET", "appendonly", "yes"); err != nil || raw != "+OK\r\n" {
-			t.Fatalf("%s: CONFIG SET appendonly yes: %q %v\n%s", name, raw, err, logs())
+		if r := do("CONFIG", "SET", "appendonly", "yes"); r != "+OK" {
+			t.Fatalf("%s: CONFIG SET appendonly yes: %q\n%s", name, r, logs())
 		}
 		testsrv.WaitForLogs(t, 30*time.Second, name+"'s rewrite to finish", logs, func() bool {
 			return strings.Contains(logs(), "Background AOF rewrite finished successfully")

@@ -23,18 +23,7 @@ func TestAppendOnlyYesScheduledCreatesNothing(t *testing.T) {
 		created               int
 	}
 	run := func(name, addr, dir string, logs func() string) result {
-		c, err := testsrv.DialConn(addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		do := func(args ...string) string {
-			raw, err := c.DoRaw(10*time.Second, args...)
-			if err != nil {
-				t.Fatalf("%s: %v: %v\n%s", name, args, err, logs())
-			}
-			return strings.TrimSpace(raw)
-		}
+		do := testsrv.Session(t, name, addr, logs)
 		for i := 0; i < 20; i++ {
 			do("SET", "k"+strconv.Itoa(i), "v")
 		}
@@ -46,7 +35,7 @@ func TestAppendOnlyYesScheduledCreatesNothing(t *testing.T) {
 			t.Fatalf("%s: CONFIG SET appendonly yes: %s\n%s", name, r, logs())
 		}
 		var res result
-		_, err = os.Stat(filepath.Join(dir, "appendonlydir"))
+		_, err := os.Stat(filepath.Join(dir, "appendonlydir"))
 		res.dirExists = err == nil
 		_, err = os.Stat(filepath.Join(dir, "appendonlydir", "temp-appendonly.aof.incr"))
 		res.tempExists = err == nil

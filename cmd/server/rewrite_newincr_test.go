@@ -30,18 +30,7 @@ func TestBgrewriteaofOpensNewIncrFirst(t *testing.T) {
 	lines := []string{created, started, "Can't open the append-only file appendonly.aof.3.incr.aof: Is a directory",
 		"Background AOF rewrite finished successfully"}
 	run := func(name, addr, dir string, logs func() string) result {
-		c, err := testsrv.DialConn(addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		do := func(args ...string) string {
-			raw, err := c.DoRaw(10*time.Second, args...)
-			if err != nil {
-				t.Fatalf("%s: %v: %v\n%s", name, args, err, logs())
-			}
-			return strings.TrimSpace(raw)
-		}
+		do := testsrv.Session(t, name, addr, logs)
 		if r := do("BGREWRITEAOF"); r != "+Background append only file rewriting started" {
 			t.Fatalf("%s: BGREWRITEAOF: %s\n%s", name, r, logs())
 		}

@@ -8,6 +8,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"testing"
 	"time"
 
 	"github.com/aofserver/aofserver/resp"
@@ -223,6 +224,28 @@ func (c *Conn) DoLine(timeout time.Duration, args ...string) (string, error) {
 		return string(buf[:n]), nil
 	}
 	return line, nil
+}
+
+// Session dials addr for the rest of the test and returns do: it sends one
+// command and returns the raw reply without its surrounding white space
+// ("+OK", ":3", "$1\r\nv"). A failed dial or exchange fails t, naming
+// the server and printing its log, so a differential test's steps read as
+// a list of commands.
+func Session(t testing.TB, name, addr string, logs func() string) func(args ...string) string {
+	t.Helper()
+	c, err := DialConn(addr)
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", name, err, logs())
+	}
+	t.Cleanup(func() { c.Close() })
+	return func(args ...string) string {
+		t.Helper()
+		raw, err := c.DoRaw(10*time.Second, args...)
+		if err != nil {
+			t.Fatalf("%s: %v: %v\n%s", name, args, err, logs())
+		}
+		return strings.TrimSpace(raw)
+	}
 }
 
 // Ping waits until addr answers PING with +PONG (or -NOAUTH), giving up with an error
