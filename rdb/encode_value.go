@@ -33,7 +33,7 @@ type valueWriter struct {
 	streamLimits *StreamLimits // nil: DefaultStreamLimits
 	lzf          *lzfCompressor
 	lzfOut       []byte
-	lp           lpBuilder
+	lp           listpack.Builder
 	blob         []byte
 	zs           []ZMember
 	bounds       []int
@@ -218,13 +218,13 @@ func (w *valueWriter) appendBody(dst []byte, v *Value, enc Encoding) []byte {
 		w.zs = append(w.zs[:0], v.ZSet...)
 		slices.SortFunc(w.zs, compareZMember)
 		if enc == EncListpack {
-			w.lp.begin(w.blob)
+			w.lp.Begin(w.blob)
 			var num [32]byte
 			for _, m := range w.zs {
-				w.lp.appendString(m.Member)
-				w.lp.appendString(appendD2String(num[:0], m.Score))
+				w.lp.AppendString(m.Member)
+				w.lp.AppendString(appendD2String(num[:0], m.Score))
 			}
-			w.blob = w.lp.finish()
+			w.blob = w.lp.Finish()
 			dst = w.appendString(dst, w.blob)
 		} else {
 			dst = appendLen(dst, uint64(len(w.zs)))
@@ -237,12 +237,12 @@ func (w *valueWriter) appendBody(dst []byte, v *Value, enc Encoding) []byte {
 		return dst
 	case KindHash:
 		if enc == EncListpack {
-			w.lp.begin(w.blob)
+			w.lp.Begin(w.blob)
 			for _, fv := range v.Hash {
-				w.lp.appendString(fv[0])
-				w.lp.appendString(fv[1])
+				w.lp.AppendString(fv[0])
+				w.lp.AppendString(fv[1])
 			}
-			w.blob = w.lp.finish()
+			w.blob = w.lp.Finish()
 			return w.appendString(dst, w.blob)
 		}
 		dst = appendLen(dst, uint64(len(v.Hash)))
@@ -321,7 +321,7 @@ func (q *qlSplit) add(e []byte) int {
 		return qlSameNode
 	default:
 		q.nodes++
-		q.nodeSz, q.nodeCount, q.plain = lpEmptySize+listpack.StrSize(e), 1, false
+		q.nodeSz, q.nodeCount, q.plain = listpack.EmptySize+listpack.StrSize(e), 1, false
 		return qlNewPacked
 	}
 }
@@ -371,11 +371,11 @@ func (w *valueWriter) appendQuicklist(dst []byte, list [][]byte) []byte {
 					end = -end - 1
 				}
 			}
-			w.lp.begin(w.blob)
+			w.lp.Begin(w.blob)
 			for _, e := range list[start:end] {
-				w.lp.appendString(e)
+				w.lp.AppendString(e)
 			}
-			w.blob = w.lp.finish()
+			w.blob = w.lp.Finish()
 			dst = appendLen(dst, quicklistPacked)
 			node = w.blob
 		}

@@ -6,6 +6,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/aofserver/aofserver/listpack"
 )
 
 // ErrCorrupt is the sentinel for any malformed RDB content: bad lengths,
@@ -127,10 +129,10 @@ var (
 // Causes of corrupt collection values. Where Redis's loader reports the
 // same problem, the text is its rdbReportCorruptRDB message.
 var (
-	errLPHeader       = errors.New("listpack header does not match blob size")
-	errLPEntry        = errors.New("listpack entry is malformed")
-	errLPCount        = errors.New("listpack element count does not match header")
-	errLPBacklen      = errors.New("listpack backlen is wrong")
+	errLPHeader       = listpack.ErrHeader
+	errLPEntry        = listpack.ErrEntry
+	errLPCount        = listpack.ErrCount
+	errLPBacklen      = listpack.ErrBacklen
 	errZiplistHeader  = errors.New("ziplist header does not match blob size")
 	errZiplistEntry   = errors.New("ziplist entry is malformed")
 	errZiplistPrevlen = errors.New("ziplist prevlen does not match the entry before")

@@ -8,6 +8,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/aofserver/aofserver/listpack"
 )
 
 // rdbFile wraps body in a header for version ver and, for ver >= 5, the
@@ -145,12 +147,12 @@ func TestDecodeLegacyEncodings(t *testing.T) {
 
 // ziplistFreeListpack builds a listpack with the package's builder.
 func ziplistFreeListpack(items ...string) []byte {
-	var b lpBuilder
-	b.begin(nil)
+	var b listpack.Builder
+	b.Begin(nil)
 	for _, s := range items {
-		b.appendString([]byte(s))
+		b.AppendString([]byte(s))
 	}
-	return b.finish()
+	return b.Finish()
 }
 
 func TestDecodeOldVersionNoChecksum(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/aofserver/aofserver/listpack"
 	"github.com/aofserver/aofserver/rstring"
 )
 
@@ -123,7 +124,7 @@ func (e lpElem) int() (int64, bool) {
 }
 
 func lpElems(p []byte, dst []lpElem) ([]lpElem, error) {
-	_, err := lpEach(p, func(s []byte, v int64, isInt bool) error {
+	_, err := listpack.Each(p, func(s []byte, v int64, isInt bool) error {
 		dst = append(dst, lpElem{s: s, v: v, isInt: isInt})
 		return nil
 	})

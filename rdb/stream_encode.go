@@ -104,7 +104,7 @@ func streamNodeBounds(entries []StreamEntry, lim StreamLimits, bounds []int) []i
 		if master == nil {
 			bounds = append(bounds, i)
 			master, count = e, 0
-			rest = lpEmptySize + listpack.IntSize(0) + listpack.IntSize(int64(len(e.Fields))) + listpack.IntSize(0)
+			rest = listpack.EmptySize + listpack.IntSize(0) + listpack.IntSize(int64(len(e.Fields))) + listpack.IntSize(0)
 			for _, fv := range e.Fields {
 				rest += listpack.StrSize(fv[0])
 			}
@@ -138,43 +138,43 @@ func (w *valueWriter) appendStreamNode(dst []byte, entries []StreamEntry) []byte
 	var key [16]byte
 	dst = w.appendString(dst, appendStreamID(key[:0], master.ID))
 	lp := &w.lp
-	lp.begin(w.blob)
-	lp.appendInt(int64(len(entries)))
-	lp.appendInt(0) // deleted
-	lp.appendInt(int64(len(master.Fields)))
+	lp.Begin(w.blob)
+	lp.AppendInt(int64(len(entries)))
+	lp.AppendInt(0) // deleted
+	lp.AppendInt(int64(len(master.Fields)))
 	masterNames := make([][]byte, len(master.Fields))
 	for i, fv := range master.Fields {
-		lp.appendString(fv[0])
+		lp.AppendString(fv[0])
 		masterNames[i] = fv[0]
 	}
-	lp.appendInt(0) // master entry terminator
+	lp.AppendInt(0) // master entry terminator
 	for i := range entries {
 		e := &entries[i]
 		same := sameFields(masterNames, e.Fields)
 		n := int64(len(e.Fields))
 		if same {
-			lp.appendInt(streamFlagSameFields)
+			lp.AppendInt(streamFlagSameFields)
 		} else {
-			lp.appendInt(0)
+			lp.AppendInt(0)
 		}
-		lp.appendInt(int64(e.ID.Ms - master.ID.Ms))
-		lp.appendInt(int64(e.ID.Seq - master.ID.Seq))
+		lp.AppendInt(int64(e.ID.Ms - master.ID.Ms))
+		lp.AppendInt(int64(e.ID.Seq - master.ID.Seq))
 		if !same {
-			lp.appendInt(n)
+			lp.AppendInt(n)
 		}
 		for _, fv := range e.Fields {
 			if !same {
-				lp.appendString(fv[0])
+				lp.AppendString(fv[0])
 			}
-			lp.appendString(fv[1])
+			lp.AppendString(fv[1])
 		}
 		if same {
-			lp.appendInt(n + 3)
+			lp.AppendInt(n + 3)
 		} else {
-			lp.appendInt(2*n + 4)
+			lp.AppendInt(2*n + 4)
 		}
 	}
-	w.blob = lp.finish()
+	w.blob = lp.Finish()
 	return w.appendString(dst, w.blob)
 }
 
