@@ -1,9 +1,3 @@
-// Package listpack holds Redis 7.0.15's listpack entry sizing (listpack.c's
-// lpEncodeGetType/lpEncodeBacklen arithmetic), once: the stream node-full
-// decision (streamAppendItem), the RDB writer's quicklist and stream node
-// splitting and MEMORY USAGE all count listpack bytes with it, so they
-// agree with each other and with Redis. It also walks a listpack's entries
-// for DEBUG LISTPACK and QUICKLIST (repr.go).
 package listpack
 
 import (
