@@ -7,7 +7,6 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
-	"testing"
 	"time"
 	"unsafe"
 
@@ -787,15 +786,16 @@ func memLimitFor(m int64) int64 {
 	return m + max(m/10+5<<19, m/64+31<<18)
 }
 
-// applyMemoryLimit follows maxmemory with the runtime's soft limit, unless
-// GOMEMLIMIT says otherwise or this is a test binary.
+// applyMemoryLimit follows maxmemory with the runtime's soft limit when the
+// server owns its process (OwnProcess: a test binary runs many servers in
+// one runtime), unless GOMEMLIMIT says otherwise.
 func (s *Server) applyMemoryLimit() {
 	ev := &s.ev
 	if ev.memLimit == s.cfg.MaxMemory {
 		return
 	}
 	ev.memLimit = s.cfg.MaxMemory
-	if testing.Testing() || os.Getenv("GOMEMLIMIT") != "" {
+	if !s.ownsProcess || os.Getenv("GOMEMLIMIT") != "" {
 		return
 	}
 	if s.cfg.MaxMemory > 0 {

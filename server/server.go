@@ -108,6 +108,7 @@ type Server struct {
 	dbg              debugKnobs // DEBUG's switches (cmd_debug.go)
 	shutdownPrepared bool
 	ev               evictState // evict.go
+	ownsProcess      bool       // OwnProcess: process-wide runtime knobs are ours
 	pausedUntil      time.Time
 	pauseWrites      bool
 
@@ -168,6 +169,12 @@ type stats struct {
 }
 
 // New builds a server from cfg. It does not load data or listen yet.
+// OwnProcess tells the server it is alone in its process (cmd/server),
+// so it may set process-wide runtime knobs: the Go memory limit follows
+// maxmemory. Servers embedded in a test binary share one runtime and leave
+// it alone.
+func (s *Server) OwnProcess() { s.ownsProcess = true }
+
 func New(cfg *config.Config, log zerolog.Logger) (*Server, error) {
 	s := &Server{
 		cfg:          cfg,

@@ -131,6 +131,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		log.Warn().Msgf("%v", err)
 		return 1
 	}
+	s.OwnProcess()
 	if err := s.Listen(); err != nil {
 		log.Warn().Msgf("Warning: Could not create server TCP listening socket %v: %v", cfg.Bind, err)
 		log.Warn().Msgf("Failed listening on port %d (tcp), aborting.", cfg.Port)
