@@ -3,9 +3,12 @@ package server
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/aofserver/aofserver/internal/testsrv"
 )
 
 func TestDiffBlockingImmediate(t *testing.T) {
@@ -71,7 +74,7 @@ func TestBlockingServedLater(t *testing.T) {
 	u := dial(t, ts.addr)
 	id := strings.TrimSpace(strings.TrimPrefix(u.do("CLIENT", "ID"), ":"))
 	u.send("BLPOP", "none", "0")
-	time.Sleep(100 * time.Millisecond)
+	waitBlockedClients(t, c, 1)
 	if r := c.do("CLIENT", "UNBLOCK", id, "ERROR"); r != ":1\r\n" {
 		t.Fatalf("CLIENT UNBLOCK: %q", r)
 	}
@@ -81,7 +84,7 @@ func TestBlockingServedLater(t *testing.T) {
 	// The pipeline after a blocking command runs once it is served.
 	u.send("BLPOP", "later", "0")
 	u.send("PING")
-	time.Sleep(50 * time.Millisecond)
+	waitBlockedClients(t, c, 1)
 	c.do("RPUSH", "later", "1")
 	if r := u.read(); r != "*2\r\n$5\r\nlater\r\n$1\r\n1\r\n" {
 		t.Fatalf("pipelined BLPOP: %q", r)
@@ -112,15 +115,23 @@ func TestBlockingServedLater(t *testing.T) {
 func TestBlockedClientGone(t *testing.T) {
 	ts := startOurServer(t)
 	g := dial(t, ts.addr)
-	g.send("BLPOP", "q", "0")
-	time.Sleep(50 * time.Millisecond)
-	g.nc.Close()
-	time.Sleep(100 * time.Millisecond)
 	c := dial(t, ts.addr)
+	g.send("BLPOP", "q", "0")
+	waitBlockedClients(t, c, 1)
+	g.nc.Close()
+	waitBlockedClients(t, c, 0) // the server saw the close
 	c.do("RPUSH", "q", "job")
 	if r := c.do("LLEN", "q"); r != ":1\r\n" {
 		t.Fatalf("a gone client consumed the push: LLEN %q", r)
 	}
+}
+
+// waitBlockedClients waits until the server, asked through c, counts n
+// blocked clients.
+func waitBlockedClients(t *testing.T, c *respConn, n int) {
+	t.Helper()
+	want := "blocked_clients:" + strconv.Itoa(n) + "\r\n"
+	testsrv.WaitFor(t, 10*time.Second, want, func() bool { return strings.Contains(c.do("INFO", "clients"), want) })
 }
 
 func readIncr(t *testing.T, dir string) string {
