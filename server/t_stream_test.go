@@ -340,7 +340,7 @@ func TestStreamBlocking(t *testing.T) {
 		u := dial(t, ts.addr)
 		id := strings.TrimSuffix(strings.TrimPrefix(u.do("CLIENT", "ID"), ":"), "\r\n")
 		u.send("XREAD", "BLOCK", "0", "STREAMS", "s", "$")
-		time.Sleep(50 * time.Millisecond)
+		waitBlockedClients(t, c, 1)
 		if r := c.do("CLIENT", "UNBLOCK", id, how); r != ":1\r\n" {
 			t.Fatalf("CLIENT UNBLOCK: %q", r)
 		}
