@@ -63,6 +63,9 @@ func (s *Server) cronLoop() {
 				db.expires.RehashStep(100)
 			}
 			s.persistCron()
+			if cronTick%int64(hz) == 0 { // run_with_period(1000)
+				s.migrate.closeTimedOut(now)
+			}
 		}
 		if s.aof != nil {
 			// What the cycle fed (expired keys' DELs) is written now, as

@@ -219,7 +219,7 @@ func (s *Server) genInfo(want map[string]bool) string {
 		f("pubsubshard_channels", len(s.pubsub.shardChannels))
 		f("latest_fork_usec", s.persist.latestForkUsec.Load())
 		f("total_forks", s.persist.totalForks.Load())
-		f("migrate_cached_sockets", 0)
+		f("migrate_cached_sockets", len(s.migrate))
 		f("slave_expires_tracked_keys", 0)
 		f("active_defrag_hits", 0)
 		f("active_defrag_misses", 0)

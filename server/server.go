@@ -107,8 +107,9 @@ type Server struct {
 	activeExpire     bool
 	dbg              debugKnobs // DEBUG's switches (cmd_debug.go)
 	shutdownPrepared bool
-	ev               evictState // evict.go
-	ownsProcess      bool       // OwnProcess: process-wide runtime knobs are ours
+	ev               evictState     // evict.go
+	ownsProcess      bool           // OwnProcess: process-wide runtime knobs are ours
+	migrate          migrateSockets // MIGRATE's cached connections (cmd_migrate.go)
 	pausedUntil      time.Time
 	pauseWrites      bool
 
