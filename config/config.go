@@ -90,6 +90,10 @@ type Config struct {
 	LogLevel           string
 	LogFile            string
 	Pidfile            string
+	// UnixSocket is the path of a Unix socket to accept clients on too
+	// ("": none), created with UnixSocketPerm's mode when non-zero.
+	UnixSocket         string
+	UnixSocketPerm     int
 	Daemonize          bool
 	EnableDebugCommand string // "no" | "yes" | "local"
 	// SanitizeDumpPayload is "no" | "yes" | "clients": when RESTORE (and

@@ -122,7 +122,7 @@ var directives = []directive{
 
 	// String configs
 	strD("aclfile", "", immu, "", nil, nil),
-	strD("unixsocket", "", immu|fEmptyIsNull, "", nil, nil),
+	strD("unixsocket", "", immu|fEmptyIsNull, "", nil, func(c *Config) any { return &c.UnixSocket }),
 	strD("pidfile", "", immu|fEmptyIsNull, "", nil, func(c *Config) any { return &c.Pidfile }),
 	strD("replica-announce-ip", "slave-announce-ip", mod|fEmptyIsNull, "", nil, nil),
 	strD("masteruser", "", mod|fSensitive|fEmptyIsNull, "", nil, nil),
@@ -203,7 +203,7 @@ var directives = []directive{
 	numD("repl-diskless-sync-max-replicas", "", mod, 0, intMax, 0, nil),
 	// Unsigned int configs
 	numD("maxclients", "", mod|fUnsigned, 1, uintMax, 10000, func(c *Config) any { return &c.MaxClients }),
-	numD("unixsocketperm", "", immu|fUnsigned|fOctal, 0, 0o777, 0, nil),
+	numD("unixsocketperm", "", immu|fUnsigned|fOctal, 0, 0o777, 0, func(c *Config) any { return &c.UnixSocketPerm }),
 	numD("socket-mark-id", "", immu|fUnsigned, 0, uintMax, 0, nil),
 	// Unsigned long configs
 	numD("active-defrag-max-scan-fields", "", mod, 1, longMax, 1000, nil),

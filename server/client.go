@@ -29,6 +29,7 @@ const (
 	flagReplyOff
 	flagReplySkipNext
 	flagReplySkip
+	flagUnixSocket // accepted on the unixsocket ('U' in CLIENT LIST)
 )
 
 type queuedCmd struct {
@@ -172,6 +173,11 @@ func newClient(s *Server, nc net.Conn, id int64) *client {
 	if nc != nil {
 		c.addr = nc.RemoteAddr().String()
 		c.laddr = nc.LocalAddr().String()
+		if isUnixConn(nc) { // Redis names both ends "<unixsocket>:0"
+			c.addr = s.cfg.UnixSocket + ":0"
+			c.laddr = c.addr
+			c.flags |= flagUnixSocket
+		}
 	}
 	c.pushCond = sync.NewCond(&c.pushMu)
 	return c

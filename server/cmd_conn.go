@@ -276,6 +276,9 @@ func (c *client) infoLineOmem(viewer *client, omem int64) string {
 	if c.flags&flagCloseASAP != 0 {
 		fl = append(fl, 'A')
 	}
+	if c.flags&flagUnixSocket != 0 {
+		fl = append(fl, 'U')
+	}
 	if c.flags&flagNoEvict != 0 {
 		fl = append(fl, 'e')
 	}

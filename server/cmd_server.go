@@ -93,6 +93,7 @@ func shutdownCommand(c *client, argv [][]byte) {
 		c.err("ERR Errors trying to SHUTDOWN. Check logs.")
 		return
 	}
+	s.FinishShutdown()
 	s.log.Warn().Msg("Redis is now ready to exit, bye bye...")
 	c.flags |= flagCloseASAP
 	s.exitAfterShutdown()

@@ -46,6 +46,7 @@ type Server struct {
 	// serving is set once Serve accepts on them.
 	lnMu      sync.Mutex
 	listeners []net.Listener
+	unixLn    net.Listener // the unixsocket's (unixsock.go); CONFIG SET port/bind leaves it
 	lnBinds   []string
 	lnPort    int
 	serving   bool
@@ -221,6 +222,16 @@ func (s *Server) Listen() error {
 	if err != nil {
 		return err
 	}
+	if s.cfg.UnixSocket != "" {
+		uln, err := openUnixSocket(s.cfg.UnixSocket, s.cfg.UnixSocketPerm)
+		if err != nil {
+			for _, ln := range lns {
+				ln.Close()
+			}
+			return err
+		}
+		s.unixLn = uln
+	}
 	s.listeners, s.cfg.Port = lns, port
 	s.lnBinds, s.lnPort = s.cfg.Bind, port
 	s.newNetLoops()
@@ -284,6 +295,9 @@ func (s *Server) closeListeners() {
 	for _, ln := range s.listeners {
 		ln.Close()
 	}
+	if s.unixLn != nil {
+		s.unixLn.Close()
+	}
 }
 
 // Serve accepts clients until Shutdown.
@@ -296,6 +310,9 @@ func (s *Server) Serve() error {
 	s.lnMu.Lock()
 	for _, ln := range s.listeners {
 		s.startAccept(ln)
+	}
+	if s.unixLn != nil {
+		s.startAccept(s.unixLn)
 	}
 	s.serving = true
 	s.lnMu.Unlock()

@@ -8,6 +8,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -133,6 +134,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	s.OwnProcess()
 	if err := s.Listen(); err != nil {
+		var uerr *server.UnixSocketError
+		if errors.As(err, &uerr) {
+			log.Warn().Msg(uerr.Error())
+			return 1
+		}
 		log.Warn().Msgf("Warning: Could not create server TCP listening socket %v: %v", cfg.Bind, err)
 		log.Warn().Msgf("Failed listening on port %d (tcp), aborting.", cfg.Port)
 		return 1
@@ -177,10 +183,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		// the process).
 		server.LogFromHandler(logOut, cfg.LogFormat, "Received shutdown signal during loading, scheduling shutdown.")
 		log.Warn().Msg("User requested shutdown...")
+		s.FinishShutdown()
 		log.Warn().Msg("Redis is now ready to exit, bye bye...")
 		return 0
 	}
 	log.Info().Msg("Ready to accept connections")
+	if cfg.UnixSocket != "" {
+		log.Info().Msgf("The server is now ready to accept connections at %s", cfg.UnixSocket)
+	}
 
 wait:
 	for {
@@ -206,6 +216,7 @@ wait:
 		log.Warn().Msgf("Errors trying to shut down the server: %v", err)
 		return 1
 	}
+	s.FinishShutdown()
 	log.Warn().Msg("Redis is now ready to exit, bye bye...")
 	return 0
 }
