@@ -38,6 +38,7 @@ func biStartOurs(t testing.TB, args ...string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	s.PickFreePort() // "--port 0": any free port, not TCP off
 	if err := s.Listen(); err != nil {
 		t.Fatal(err)
 	}

@@ -107,6 +107,7 @@ func startServerFS(t *testing.T, fsys fsx.FS, release func(), args ...string) *S
 	}
 	s.testFS = fsys
 	s.exitFn = func(int) {}
+	s.PickFreePort() // "--port 0": any free port, not TCP off
 	if err := s.Listen(); err != nil {
 		t.Fatal(err)
 	}

@@ -148,6 +148,7 @@ func (cj *crashJobs) start(c *fsx.CrashFS, out *jobsOutcome, aofOn bool) (*Serve
 			out.exitAcks = out.acks.clone()
 		}
 	}
+	s.PickFreePort() // "--port 0": any free port, not TCP off
 	if err := s.Listen(); err != nil {
 		return nil, nil, err
 	}

@@ -114,6 +114,7 @@ func fuzzServer() (string, error) {
 		}
 		s, err := New(cfg, zerolog.Nop())
 		if err == nil {
+			s.PickFreePort() // "--port 0": any free port, not TCP off
 			err = s.Listen()
 		}
 		if err != nil {

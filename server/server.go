@@ -111,6 +111,7 @@ type Server struct {
 	ev               evictState     // evict.go
 	ownsProcess      bool           // OwnProcess: process-wide runtime knobs are ours
 	migrate          migrateSockets // MIGRATE's cached connections (cmd_migrate.go)
+	pickFreePort     bool           // PickFreePort: Listen takes port 0 as any free port
 	pausedUntil      time.Time
 	pauseWrites      bool
 
@@ -216,11 +217,20 @@ func (s *Server) updateLRUClock() {
 
 func (s *Server) noTouch(c *client) bool { return c != nil && c.noTouch }
 
-// Listen opens the listeners for cfg.Bind/Port (":0" picks a free port).
+// ErrNoListeners is a configuration that listens nowhere (port 0 and no
+// unixsocket): Redis logs "Configured to not listen anywhere, exiting.".
+var ErrNoListeners = errors.New("Configured to not listen anywhere, exiting.")
+
+// Listen opens the listeners for cfg.Bind/Port and cfg.UnixSocket. Port 0
+// means no TCP listener, as in Redis, unless PickFreePort was called.
 func (s *Server) Listen() error {
-	lns, port, err := openListeners(s.cfg.Bind, s.cfg.Port)
-	if err != nil {
-		return err
+	var lns []net.Listener
+	port := s.cfg.Port
+	if port != 0 || s.pickFreePort {
+		var err error
+		if lns, port, err = openListeners(s.cfg.Bind, port); err != nil {
+			return err
+		}
 	}
 	if s.cfg.UnixSocket != "" {
 		uln, err := openUnixSocket(s.cfg.UnixSocket, s.cfg.UnixSocketPerm)
@@ -232,11 +242,18 @@ func (s *Server) Listen() error {
 		}
 		s.unixLn = uln
 	}
+	if len(lns) == 0 && s.unixLn == nil {
+		return ErrNoListeners
+	}
 	s.listeners, s.cfg.Port = lns, port
 	s.lnBinds, s.lnPort = s.cfg.Bind, port
 	s.newNetLoops()
 	return nil
 }
+
+// PickFreePort makes Listen take port 0 as "any free port" (the servers
+// tests and --check-aof's replayer embed): Redis's port 0 turns TCP off.
+func (s *Server) PickFreePort() { s.pickFreePort = true }
 
 // openListeners listens on every bind address (none: Redis's "* -::*"; a
 // leading '-' makes one optional) at port; port 0 picks a free port, used
@@ -286,6 +303,9 @@ func openListeners(binds []string, port int) ([]net.Listener, int, error) {
 func (s *Server) Addr() net.Addr {
 	s.lnMu.Lock()
 	defer s.lnMu.Unlock()
+	if len(s.listeners) == 0 {
+		return nil // port 0: no TCP listener
+	}
 	return s.listeners[0].Addr()
 }
 

@@ -62,6 +62,7 @@ func startOurServerWith(t testing.TB, setup func(*Server), args ...string) *test
 	if setup != nil {
 		setup(s)
 	}
+	s.PickFreePort() // "--port 0": any free port, not TCP off
 	if err := s.Listen(); err != nil {
 		t.Fatal(err)
 	}

@@ -476,6 +476,7 @@ func startReplayer() (*replayer, error) {
 		os.RemoveAll(tmp)
 		return nil, err
 	}
+	s.PickFreePort() // "--port 0": any free port, not TCP off
 	if err := s.Listen(); err != nil {
 		os.RemoveAll(tmp)
 		return nil, err

@@ -135,8 +135,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	s.OwnProcess()
 	if err := s.Listen(); err != nil {
 		var uerr *server.UnixSocketError
-		if errors.As(err, &uerr) {
-			log.Warn().Msg(uerr.Error())
+		if errors.As(err, &uerr) || errors.Is(err, server.ErrNoListeners) {
+			log.Warn().Msg(err.Error())
 			return 1
 		}
 		log.Warn().Msgf("Warning: Could not create server TCP listening socket %v: %v", cfg.Bind, err)

@@ -119,3 +119,42 @@ func TestUnixSocketFailureAsRedis(t *testing.T) {
 		}
 	}
 }
+
+// Port 0 turns TCP off as in Redis: with a unixsocket the server runs on
+// the socket alone (CONFIG GET port says 0); with none it refuses to start.
+func TestPortZeroAsRedis(t *testing.T) {
+	ours, redis := serverBinary(t), needTool(t, "redis-server")
+	for _, exe := range []string{ours, redis} {
+		dir := t.TempDir()
+		sock := filepath.Join(dir, "s.sock")
+		p := testsrv.Launch(t, exe, "--port", "0", "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--unixsocket", sock)
+		if !p.WaitOutput("The server is now ready to accept connections at "+sock, 20*time.Second) {
+			t.Fatalf("%s did not start on the socket:\n%s", exe, p.Out.Tail(2000))
+		}
+		if n := p.Out.CountLines("Running mode=standalone, port=0."); n != 1 {
+			t.Errorf("%s: 'port=0' logged %d times:\n%s", exe, n, p.Out.Tail(2000))
+		}
+		nc, err := net.Dial("unix", sock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nc.SetDeadline(time.Now().Add(10 * time.Second))
+		nc.Write(testsrv.AppendMultibulk(nil, "CONFIG", "GET", "port"))
+		if raw, err := testsrv.ReadRaw(bufio.NewReader(nc)); err != nil || raw != "*2\r\n$4\r\nport\r\n$1\r\n0\r\n" {
+			t.Errorf("%s: CONFIG GET port: %q %v", exe, raw, err)
+		}
+		nc.Close()
+		p.Kill()
+
+		q := testsrv.Launch(t, exe, "--port", "0", "--bind", "127.0.0.1", "--dir", dir, "--save", "")
+		select {
+		case <-q.Done:
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%s started listening nowhere", exe)
+		}
+		var ee *exec.ExitError
+		if !errors.As(q.Err, &ee) || ee.ExitCode() != 1 || q.Out.CountLines("Configured to not listen anywhere, exiting.") != 1 {
+			t.Errorf("%s: %v, output:\n%s", exe, q.Err, q.Out.Tail(2000))
+		}
+	}
+}
