@@ -15,7 +15,7 @@
 // One path is out of a test's reach: the snapshot writer normally runs in a
 // child process (a fresh exec of the binary, as Redis forks), which writes
 // through OS() since the parent's FS cannot be handed over. Tests on CrashFS
-// run the same writer in process instead (server's inProcChild), and
+// run the same writer in process instead (persist.Jobs.InProc), and
 // cmd/crashfs, a FUSE file system that cuts the power under the whole
 // process, covers the child process itself.
 //

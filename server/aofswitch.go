@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/aofserver/aofserver/aof"
+	"github.com/aofserver/aofserver/persist"
 )
 
 // startAppendOnly turns the AOF on at runtime (CONFIG SET appendonly yes) as
@@ -26,7 +27,7 @@ func (s *Server) startAppendOnly() error {
 		// A rewrite started while the AOF was off cannot become this
 		// AOF's base: it did not start a new incr file.
 		s.log.Warn().Msg("AOF was enabled but there is already an AOF rewriting in background. Stopping background AOF and starting a rewrite now.")
-		s.killJobSync(s.aofJob())
+		s.persist.jobs.KillSync(s.aofJob())
 	}
 	if err := a.StartWaiting(); err != nil {
 		return err
@@ -58,7 +59,7 @@ func (s *Server) stopAppendOnly() {
 	s.aof = nil
 	s.persist.rewriteScheduled = false
 	if j := s.aofJob(); j != nil {
-		s.killJobSync(j)
+		s.persist.jobs.KillSync(j)
 	}
 }
 
@@ -83,22 +84,22 @@ func (s *Server) startRewriteOffline() error {
 	sn := s.startSnapshot(true)
 	s.persist.rewrites++
 	rdbBase := s.cfg.AOFUseRDBPreamble
-	j := &job{kind: jobAOFOff, sn: sn}
-	j.install = func() error {
+	j := &persist.Job{Kind: persist.KindAOFOff, Snap: sn}
+	j.Install = func() error {
 		s.log.Info().Msg("Background AOF rewrite terminated with success")
-		return a.InstallOffline(j.cp.path, rdbBase)
+		return a.InstallOffline(j.Path(), rdbBase)
 	}
-	j.discard = func() { s.fsys().Remove(j.cp.path) }
-	j.done = func(o jobOutcome) {
-		if o.installFailed {
-			s.fsys().Remove(j.cp.path)
+	j.Discard = func() { s.fsys().Remove(j.Path()) }
+	j.Done = func(o persist.Outcome) {
+		if o.InstallFailed {
+			s.fsys().Remove(j.Path())
 		}
 		s.rewriteDone(j, o, false)
 	}
 	// The child leaves temp-rewriteaof-bg-<its pid>.aof, as Redis's.
-	tmp := filepath.Join(s.cfg.Dir, "temp-rewriteaof-"+pidPlaceholder+".aof")
-	final := filepath.Join(s.cfg.Dir, "temp-rewriteaof-bg-"+pidPlaceholder+".aof")
-	if err := s.startJob(j, tmp, final, "Background append only file rewriting started"); err != nil {
+	tmp := filepath.Join(s.cfg.Dir, "temp-rewriteaof-"+persist.PidPlaceholder+".aof")
+	final := filepath.Join(s.cfg.Dir, "temp-rewriteaof-bg-"+persist.PidPlaceholder+".aof")
+	if err := s.persist.jobs.Start(j, tmp, final, "Background append only file rewriting started"); err != nil {
 		s.persist.lastRewriteOK = false
 		s.log.Warn().Msgf("Can't rewrite append only file in background: fork: %s", errnoText(err))
 		return err

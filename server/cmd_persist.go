@@ -233,7 +233,7 @@ func (s *Server) resetStats() {
 			sub.calls, sub.usec, sub.rejected, sub.failed = 0, 0, 0, 0
 		}
 	}
-	s.persist.latestForkUsec.Store(0)
+	s.persist.jobs.LatestForkUsec.Store(0)
 	s.resetLatencyHistograms()
 }
 

@@ -19,7 +19,7 @@ import (
 )
 
 // The persistence jobs on a crash-simulating file system: the server runs
-// on an fsx.CrashFS with its snapshot writer in process (inProcChild), and
+// on an fsx.CrashFS with its snapshot writer in process (persist.Jobs.InProc), and
 // a workload runs SAVE, BGSAVE, BGREWRITEAOF (with its temp base) and
 // CONFIG REWRITE between acknowledged writes, and, when it started with
 // the AOF off, turns it on (CONFIG SET appendonly yes: a temporary incr
@@ -133,7 +133,7 @@ func (cj *crashJobs) start(c *fsx.CrashFS, out *jobsOutcome, aofOn bool) (*Serve
 		return nil, nil, err
 	}
 	s.testFS = c
-	s.persist.inProcChild = true
+	s.persist.jobs.InProc = true
 	s.exitFn = func(int) {
 		if out == nil {
 			return

@@ -825,7 +825,7 @@ func (s *Server) evictExceededTimes() (total, current int64) {
 // chunk. This is safe
 // only while nothing else refers to the evicted bytes: entries are never
 // shared between keys, replies copy, and only a snapshot's staged
-// references (snapRef) and a replica's diskless transfer outlive a
+// references (persist.Stage.Ref) and a replica's diskless transfer outlive a
 // command, so nothing is recycled while one runs. Only buffers that
 // newStringEntry made for the entry (metaOwnBit) are taken.
 const (

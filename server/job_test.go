@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/aofserver/aofserver/persist"
 )
 
 // The background-job lifecycle as Redis's persistence tests use it (aofrw.tcl,
@@ -55,7 +57,7 @@ func (jt *jobTarget) childPid(t *testing.T) int {
 		pid, _ := strconv.Atoi(f)
 		if jt.kind == "ours" {
 			cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-			if !strings.Contains(string(cmdline), ChildFlag) {
+			if !strings.Contains(string(cmdline), persist.ChildFlag) {
 				continue
 			}
 		}

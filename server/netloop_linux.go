@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/aofserver/aofserver/aof"
+	"github.com/aofserver/aofserver/persist"
 	"github.com/aofserver/aofserver/resp"
 )
 
@@ -94,7 +95,7 @@ type netLoop struct {
 	returned []*client // given back by the syncer (slow path)
 
 	walking   *snapshot // the walk the loop steps (loop-owned; written under mu: walkOnLoop reads it)
-	walkSpare snapBatch
+	walkSpare persist.Batch
 	walkFull  bool // the child's queue is full: poll, do not spin
 
 	woken    atomic.Bool // an eventfd write is pending
@@ -683,7 +684,7 @@ func (s *Server) walkOnLoop(sn *snapshot) bool {
 // walkStep advances the walk by one step unless the child's queue is full.
 func (l *netLoop) walkStep() {
 	sn := l.walking
-	if l.walkFull = sn.out.pending() >= walkHighWater; l.walkFull {
+	if l.walkFull = sn.out.Pending() >= walkHighWater; l.walkFull {
 		return
 	}
 	var done bool
@@ -692,7 +693,7 @@ func (l *netLoop) walkStep() {
 		l.mu.Lock()
 		l.walking = nil
 		l.mu.Unlock()
-		l.walkSpare = snapBatch{}
+		l.walkSpare = persist.Batch{}
 	}
 }
 

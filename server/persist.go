@@ -9,13 +9,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"time"
 	"unsafe"
 
 	"github.com/aofserver/aofserver/aof"
 	"github.com/aofserver/aofserver/config"
 	"github.com/aofserver/aofserver/fsx"
+	"github.com/aofserver/aofserver/persist"
 	"github.com/aofserver/aofserver/rdb"
 	"github.com/aofserver/aofserver/rstring"
 )
@@ -23,12 +23,10 @@ import (
 type persistState struct {
 	lastSave        time.Time
 	lastBgsaveOK    bool
-	lastBgsaveTime  int64 // seconds, -1 none
-	job             *job  // the running background job (one slot, as Redis's child)
+	lastBgsaveTime  int64        // seconds, -1 none
+	jobs            persist.Jobs // the background job slot, as Redis's one child
 	rdbSaves        int64
 	bgsaveScheduled bool
-	totalForks      atomic.Int64 // set by spawnChild
-	latestForkUsec  atomic.Int64
 	dirtyAtSave     int64
 	lastSaveTry     time.Time
 
@@ -47,12 +45,14 @@ type persistState struct {
 	loadTotal, loadDone int64
 
 	runID string
-	// inProcChild: background jobs write through the server's FS from a
-	// goroutine instead of a child process (tests on fsx.CrashFS).
-	inProcChild bool
 }
 
-func (p *persistState) init() {
+// initPersist readies the persistence state, the job slot included.
+func (s *Server) initPersist() {
+	p := &s.persist
+	p.jobs.Init(&s.mu, persistLog{s}, s.fsys, func(d time.Duration) {
+		s.latency.maybeAdd("fork", d, s.cfg.LatencyMonitorThreshold)
+	})
 	p.lastSave = time.Now()
 	p.lastBgsaveOK = true
 	p.lastBgsaveTime = -1
@@ -182,24 +182,17 @@ func (s *Server) writeBaseSync(w io.Writer) error {
 	return bw.Flush()
 }
 
-// snapEncoder is what a snapshot writes through: an RDB encoder, or the
-// RESP rewrite format (aof-use-rdb-preamble no).
-type snapEncoder interface {
-	Header(aux []rdb.Aux) error
-	SelectDB(db int, size, expires uint64) error
-	Key(key []byte, v *rdb.Value, expireMs int64) error
-	Close() error
-}
-
-func (s *Server) newBaseEncoder(w io.Writer, aofBase bool) snapEncoder {
+// newBaseEncoder is what a snapshot writes through: an RDB encoder, or
+// the RESP rewrite format for an AOF base with aof-use-rdb-preamble no.
+func (s *Server) newBaseEncoder(w io.Writer, aofBase bool) persist.Encoder {
 	if aofBase && !s.cfg.AOFUseRDBPreamble {
-		return newRESPBaseEncoder(w, s.cfg.AOFTimestampEnabled)
+		return persist.NewRESPBase(w, s.cfg.AOFTimestampEnabled)
 	}
 	return rdb.NewEncoder(w, rdb.EncoderOptions{Compression: s.cfg.RDBCompression, Checksum: s.cfg.RDBChecksum, Limits: s.rdbLimits()})
 }
 
 // encodeAll writes the whole dataset synchronously (SAVE, start-up base).
-func (s *Server) encodeAll(enc snapEncoder, aofBase bool) error {
+func (s *Server) encodeAll(enc persist.Encoder, aofBase bool) error {
 	if err := enc.Header(rdb.StandardAux(time.Now().Unix(), s.usedMemory(), aofBase)); err != nil {
 		return err
 	}
@@ -457,47 +450,47 @@ func (s *Server) bgsave() error {
 	sn := s.startSnapshot(false)
 	s.persist.rdbSaves++
 	dirtyAtStart := s.dirty
-	j := &job{kind: jobRDB, sn: sn}
+	j := &persist.Job{Kind: persist.KindRDB, Snap: sn}
 	// The child writes temp-<its pid>.rdb, as Redis's.
-	j.install = func() error {
-		if err := s.fsys().Rename(j.cp.path, s.dumpPath()); err != nil {
+	j.Install = func() error {
+		if err := s.fsys().Rename(j.Path(), s.dumpPath()); err != nil {
 			return err
 		}
 		return s.fsys().SyncDir(filepath.Dir(s.dumpPath()))
 	}
-	j.discard = func() {
+	j.Discard = func() {
 		t0 := monoNow()
-		s.fsys().Remove(j.cp.path)
+		s.fsys().Remove(j.Path())
 		s.latency.observe("rdb-unlink-temp-file", time.Duration(monoNow()-t0))
 	}
-	j.done = func(o jobOutcome) {
+	j.Done = func(o persist.Outcome) {
 		p := &s.persist
-		p.lastBgsaveTime = int64(time.Since(j.cp.start).Seconds())
+		p.lastBgsaveTime = int64(time.Since(j.Start()).Seconds())
 		// backgroundSaveDoneHandlerDisk's three cases, word for word.
 		switch {
-		case o.ok():
+		case o.OK():
 			s.log.Info().Msg("Background saving terminated with success")
-			p.rdbLastCOW = j.sn.cowBytes
+			p.rdbLastCOW = sn.cowBytes
 			s.dirty -= dirtyAtStart
 			if s.dirty < 0 {
 				s.dirty = 0
 			}
 			p.lastSave = time.Now()
 			p.lastBgsaveOK = true
-		case o.signal != 0:
-			s.log.Warn().Msgf("Background saving terminated by signal %d", o.signal)
-			if !o.killedOnPurpose() {
+		case o.Signal != 0:
+			s.log.Warn().Msgf("Background saving terminated by signal %d", o.Signal)
+			if !o.KilledOnPurpose() {
 				p.lastBgsaveOK = false
 			}
 		default:
-			if o.installFailed {
-				s.log.Warn().Msgf("Error moving temp DB file on the final destination: %v", o.err)
+			if o.InstallFailed {
+				s.log.Warn().Msgf("Error moving temp DB file on the final destination: %v", o.Err)
 			}
 			s.log.Warn().Msg("Background saving error")
 			p.lastBgsaveOK = false
 		}
 	}
-	if err := s.startJob(j, absPath(s.cfg.Dir, "temp-"+pidPlaceholder+".rdb"), "", "Background saving started"); err != nil {
+	if err := s.persist.jobs.Start(j, absPath(s.cfg.Dir, "temp-"+persist.PidPlaceholder+".rdb"), "", "Background saving started"); err != nil {
 		s.persist.lastBgsaveOK = false
 		s.log.Warn().Msgf("Can't save in background: fork: %s", errnoText(err))
 		return err
@@ -538,22 +531,22 @@ func (s *Server) startRewrite() error {
 	sn := s.startSnapshot(true)
 	s.persist.rewrites++
 	a := s.aof
-	j := &job{kind: jobAOF, sn: sn}
-	j.install = func() error {
+	j := &persist.Job{Kind: persist.KindAOF, Snap: sn}
+	j.Install = func() error {
 		s.log.Info().Msg("Background AOF rewrite terminated with success")
 		return rw.Install(s.cfg.AOFUseRDBPreamble)
 	}
-	j.discard = func() { rw.Abort(errSnapshotAborted) }
-	j.started = rw.SetChildPid
-	j.done = func(o jobOutcome) {
+	j.Discard = func() { rw.Abort(persist.ErrSnapshotAborted) }
+	j.Started = rw.SetChildPid
+	j.Done = func(o persist.Outcome) {
 		if s.aof == a {
 			a.SetChildActive(false)
 		}
 		waiting := s.aof == a && a.Waiting()
 		s.rewriteDone(j, o, waiting)
 	}
-	tmp := filepath.Join(s.cfg.Dir, "temp-rewriteaof-"+pidPlaceholder+".aof")
-	if err := s.startJob(j, tmp, rw.TempBaseTemplate(pidPlaceholder), "Background append only file rewriting started"); err != nil {
+	tmp := filepath.Join(s.cfg.Dir, "temp-rewriteaof-"+persist.PidPlaceholder+".aof")
+	if err := s.persist.jobs.Start(j, tmp, rw.TempBaseTemplate(persist.PidPlaceholder), "Background append only file rewriting started"); err != nil {
 		rw.Abort(err)
 		s.persist.lastRewriteOK = false
 		s.log.Warn().Msgf("Can't rewrite append only file in background: fork: %s", errnoText(err))
@@ -567,31 +560,31 @@ func (s *Server) startRewrite() error {
 // rewriteDone records a rewrite's outcome, as Redis's
 // backgroundRewriteDoneHandler (under mu). waiting: the AOF being turned on
 // still has no base, so another rewrite is scheduled.
-func (s *Server) rewriteDone(j *job, o jobOutcome, waiting bool) {
+func (s *Server) rewriteDone(j *persist.Job, o persist.Outcome, waiting bool) {
 	p := &s.persist
-	p.lastRewriteTime = int64(time.Since(j.cp.start).Seconds())
+	p.lastRewriteTime = int64(time.Since(j.Start()).Seconds())
 	switch {
-	case o.ok():
+	case o.OK():
 		p.lastRewriteOK = true
 		p.rewriteFailures = 0
-		p.aofLastCOW = j.sn.cowBytes
+		p.aofLastCOW = j.Snap.Status().COWBytes
 		s.log.Info().Msg("Background AOF rewrite finished successfully")
-	case o.installFailed:
+	case o.InstallFailed:
 		// The install logged what failed (the rename or the manifest).
 		p.lastRewriteOK = false
 		p.rewriteFailures++
-	case o.signal != 0:
-		if !o.killedOnPurpose() {
+	case o.Signal != 0:
+		if !o.KilledOnPurpose() {
 			p.lastRewriteOK = false
 			p.rewriteFailures++
 		}
-		s.log.Warn().Msgf("Background AOF rewrite terminated by signal %d", o.signal)
+		s.log.Warn().Msgf("Background AOF rewrite terminated by signal %d", o.Signal)
 	default:
 		p.lastRewriteOK = false
 		p.rewriteFailures++
 		s.log.Warn().Msg("Background AOF rewrite terminated with error")
 	}
-	if !o.ok() && waiting {
+	if !o.OK() && waiting {
 		// The AOF being turned on has no base yet (Redis's
 		// AOF_WAIT_REWRITE): try again.
 		p.rewriteScheduled = true
@@ -704,13 +697,14 @@ func (s *Server) infoPersistence(f func(k string, v any)) {
 	// all 0 when none runs, as after Redis's resetChildState.
 	perc := "0.00"
 	var processed, total, cow, cowAge int64
-	if j := p.job; j != nil {
-		processed, total, cow = j.sn.keys, j.sn.total, j.sn.cowBytes
+	if j := p.jobs.Running(); j != nil {
+		st := j.Snap.Status()
+		processed, total, cow = st.Keys, st.Total, st.COWBytes
 		if total > 0 {
 			perc = fmt.Sprintf("%.2f", float64(processed)*100/float64(total))
 		}
-		if !j.sn.cowAt.IsZero() {
-			cowAge = int64(time.Since(j.sn.cowAt).Seconds())
+		if !st.COWAt.IsZero() {
+			cowAge = int64(time.Since(st.COWAt).Seconds())
 		}
 	}
 	f("current_cow_peak", cow) // it only grows while a job runs
@@ -724,7 +718,7 @@ func (s *Server) infoPersistence(f func(k string, v any)) {
 	f("rdb_last_save_time", p.lastSave.Unix())
 	f("rdb_last_bgsave_status", okErr(p.lastBgsaveOK))
 	f("rdb_last_bgsave_time_sec", p.lastBgsaveTime)
-	f("rdb_current_bgsave_time_sec", jobSeconds(s.rdbJob()))
+	f("rdb_current_bgsave_time_sec", persist.Seconds(s.rdbJob()))
 	f("rdb_saves", p.rdbSaves)
 	f("rdb_last_cow_size", p.rdbLastCOW)
 	f("rdb_last_load_keys_expired", p.loadKeysExpired)
@@ -734,7 +728,7 @@ func (s *Server) infoPersistence(f func(k string, v any)) {
 	f("aof_rewrite_in_progress", b2i(s.aofJob() != nil))
 	f("aof_rewrite_scheduled", b2i(p.rewriteScheduled))
 	f("aof_last_rewrite_time_sec", p.lastRewriteTime)
-	f("aof_current_rewrite_time_sec", jobSeconds(s.aofJob()))
+	f("aof_current_rewrite_time_sec", persist.Seconds(s.aofJob()))
 	f("aof_last_bgrewrite_status", okErr(p.lastRewriteOK))
 	f("aof_rewrites", p.rewrites)
 	f("aof_rewrites_consecutive_failures", p.rewriteFailures)
@@ -810,7 +804,7 @@ func (s *Server) prepareShutdown(f shutdownFlags) error {
 	}
 	if j := s.rdbJob(); j != nil {
 		s.log.Warn().Msg("There is a child saving an .rdb. Killing it!")
-		j.cp.kill()
+		j.Kill()
 	}
 	if s.aof != nil {
 		if j := s.aofJob(); j != nil {
@@ -822,7 +816,7 @@ func (s *Server) prepareShutdown(f shutdownFlags) error {
 				s.log.Warn().Msg("Writing initial AOF. Exit anyway.")
 			}
 			s.log.Warn().Msg("There is a child rewriting the AOF. Killing it!")
-			s.killJobSync(j)
+			s.persist.jobs.KillSync(j)
 		}
 		s.log.Info().Msg("Calling fsync() on the AOF file.")
 		if err := s.aof.Sync(s.aof.Offset(), false); err != nil {
@@ -874,7 +868,7 @@ func (s *Server) persistOnShutdown(ctx context.Context) error {
 	if s.shutdownPrepared {
 		return nil
 	}
-	if s.aof == nil && s.persist.job == nil && len(s.cfg.Save) == 0 {
+	if s.aof == nil && s.persist.jobs.Running() == nil && len(s.cfg.Save) == 0 {
 		return nil
 	}
 	return s.prepareShutdown(shutdownFlags{})
@@ -882,7 +876,7 @@ func (s *Server) persistOnShutdown(ctx context.Context) error {
 
 func (s *Server) flushallSave() {
 	if j := s.rdbJob(); j != nil {
-		j.cp.kill() // reaped as Redis's killRDBChild: "terminated by signal 10"
+		j.Kill() // reaped as Redis's killRDBChild: "terminated by signal 10"
 	}
 	if len(s.cfg.Save) > 0 {
 		s.rdbSaveSync()
@@ -899,4 +893,30 @@ func (s *Server) fsys() fsx.FS {
 		return s.testFS
 	}
 	return fsx.OS()
+}
+
+// rdbJob and aofJob are the running BGSAVE and rewrite (or nil).
+func (s *Server) rdbJob() *persist.Job { return s.persist.jobs.RDB() }
+func (s *Server) aofJob() *persist.Job { return s.persist.jobs.AOF() }
+
+// childActive reports a running job (Redis's hasActiveChildProcess).
+// A diskless replication transfer counts: it is a snapshot in progress
+// (Redis's RDB child with a socket target), and a second one would have to
+// finish its walk first, a pause that grows with the dataset.
+func (s *Server) childActive() bool { return s.persist.jobs.Running() != nil || s.repl.diskless != nil }
+
+// persistLog is the server's log as the jobs write to it (persist.Log).
+type persistLog struct{ s *Server }
+
+func (l persistLog) Notice(msg string)  { l.s.log.Info().Msg(msg) }
+func (l persistLog) Warning(msg string) { l.s.log.Warn().Msg(msg) }
+func (l persistLog) ChildNotice(pid int, msg string) {
+	l.s.log.Info().Int("cpid", pid).Msg(msg)
+}
+
+func absPath(dir, name string) string {
+	if filepath.IsAbs(name) {
+		return name
+	}
+	return filepath.Join(dir, name)
 }

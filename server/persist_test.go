@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/aofserver/aofserver/internal/testsrv"
+	"github.com/aofserver/aofserver/persist"
 )
 
 // Persistence tests: files read back by us and by the real redis-server,
@@ -420,7 +421,7 @@ func TestBGSAVEChildKilled(t *testing.T) {
 	for _, f := range strings.Fields(string(out)) {
 		pid, _ := strconv.Atoi(f)
 		cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-		if strings.Contains(string(cmdline), ChildFlag) {
+		if strings.Contains(string(cmdline), persist.ChildFlag) {
 			exec.Command("kill", "-9", f).Run()
 			killed = true
 		}
@@ -612,7 +613,7 @@ func killSnapshotChild(t *testing.T) {
 		for _, f := range strings.Fields(string(out)) {
 			pid, _ := strconv.Atoi(f)
 			cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-			if strings.Contains(string(cmdline), ChildFlag) {
+			if strings.Contains(string(cmdline), persist.ChildFlag) {
 				exec.Command("kill", "-9", f).Run()
 				return
 			}

@@ -14,6 +14,7 @@ import (
 	"github.com/aofserver/aofserver/aof"
 	"github.com/aofserver/aofserver/config"
 	"github.com/aofserver/aofserver/fsx"
+	"github.com/aofserver/aofserver/persist"
 	"github.com/aofserver/aofserver/rdb"
 )
 
@@ -58,7 +59,7 @@ type replState struct {
 	getack          bool         // a REPLCONF GETACK is due (WAIT asked)
 	// rdbFor is the replicas' snapshot in progress: the BGSAVE job (disk)
 	// or our own socket transfer (diskless).
-	diskJob  *job
+	diskJob  *persist.Job
 	diskless *disklessXfer
 
 	link *masterLink // replica side (replication_replica.go), nil on a master
@@ -567,7 +568,7 @@ func (s *Server) tryPartialResync(c *client, r *replica, argv [][]byte) bool {
 // a snapshot for replicas in progress, start one, or wait for the cron.
 func (s *Server) replStartFullSync(r *replica) {
 	r.state = replWaitBgsaveStart
-	if s.repl.diskJob != nil && !s.repl.diskJob.ended {
+	if s.repl.diskJob != nil && !s.repl.diskJob.Ended() {
 		// A disk snapshot for replicas runs: share it, with the stream
 		// the first of them accumulated since (Redis copies its buffer).
 		for _, o := range s.repl.replicas {
@@ -654,13 +655,13 @@ func (s *Server) startBgsaveForReplication() {
 	}
 	j := s.rdbJob()
 	s.repl.diskJob = j
-	done := j.done
-	j.done = func(o jobOutcome) {
+	done := j.Done
+	j.Done = func(o persist.Outcome) {
 		done(o)
 		if s.repl.diskJob == j {
 			s.repl.diskJob = nil
 		}
-		s.replDiskSnapshotDone(o.ok())
+		s.replDiskSnapshotDone(o.OK())
 	}
 }
 
@@ -758,15 +759,15 @@ func functionsOnly(rs []*replica) bool {
 // libraries and no keys, built at once (it is small), with no walk and
 // no mark bits touched.
 func (s *Server) functionsOnlySnapshot() *snapshot {
-	sn := &snapshot{s: s, out: newSnapQueue(), curDB: -1, walkDone: true}
+	sn := &snapshot{s: s, out: persist.NewPipe(), curDB: -1, walkDone: true}
 	enc := rdb.NewEncoder(&sn.stage, rdb.EncoderOptions{Compression: s.cfg.RDBCompression, Checksum: s.cfg.RDBChecksum, Limits: s.rdbLimits()})
 	enc.Header(rdb.StandardAux(time.Now().Unix(), s.usedMemory(), false))
 	s.writeFunctions(enc)
 	if err := enc.Close(); err != nil {
 		sn.err = err
 	}
-	sn.out.put(sn.stage.take(snapBatch{}))
-	sn.out.close()
+	sn.out.Put(sn.stage.Take(persist.Batch{}))
+	sn.out.Close()
 	return sn
 }
 
@@ -776,17 +777,15 @@ func (s *Server) feedDiskless(x *disklessXfer) {
 	x.ready.Wait()
 	w := &teeWriter{s: s, x: x}
 	w.Write([]byte("$EOF:" + x.mark + "\r\n"))
-	err := x.sn.out.feed(w)
+	err := x.sn.out.Feed(w)
 	if err == nil {
-		x.sn.out.mu.Lock()
-		err = x.sn.out.err
-		x.sn.out.mu.Unlock()
+		err = x.sn.out.Err()
 	}
 	if err == nil {
 		w.Write([]byte(x.mark))
 	}
 	if err != nil {
-		x.sn.out.fail(err)
+		x.sn.out.Fail(err)
 	}
 	s.mu.Lock()
 	if err == nil {
@@ -1048,7 +1047,7 @@ func (s *Server) replicaGone(r *replica) {
 			}
 		}
 		if left == 0 {
-			x.sn.out.fail(errSnapshotAborted)
+			x.sn.out.Fail(persist.ErrSnapshotAborted)
 		}
 	}
 }

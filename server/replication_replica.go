@@ -464,8 +464,8 @@ func (s *Server) fullSyncFromMaster(l *masterLink, nc net.Conn, br *bufio.Reader
 		l.psyncPossible = false
 	}
 	if j := s.rdbJob(); j != nil {
-		s.log.Info().Msgf("Replica is about to load the RDB file received from the master, but there is a pending RDB child running. Killing process %d and removing its temp file to avoid any race", j.cp.pidOf())
-		j.cp.kill() // reaped as Redis's killRDBChild
+		s.log.Info().Msgf("Replica is about to load the RDB file received from the master, but there is a pending RDB child running. Killing process %d and removing its temp file to avoid any race", j.Pid())
+		j.Kill() // reaped as Redis's killRDBChild
 	}
 	s.log.Info().Msg("MASTER <-> REPLICA sync: Flushing old data")
 	for _, db := range s.dbs {

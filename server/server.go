@@ -127,11 +127,8 @@ type Server struct {
 	idleTimeout atomic.Int64 // cfg.Timeout for the network loop (refreshed by cron)
 	doneOnce    sync.Once
 	wg          sync.WaitGroup
-	// children counts child-process completion handlers still to run:
-	// Shutdown waits for them so no temp file outlives the server.
-	children sync.WaitGroup
-	exitFn   func(code int)
-	testFS   fsx.FS // the data directory's file system, for tests (fsys)
+	exitFn      func(code int)
+	testFS      fsx.FS // the data directory's file system, for tests (fsys)
 	// testSyncClock, when set, times the AOF's fsyncs for the
 	// self-tuning group commit (aof.Options.SyncClock): a test's stand-in disk.
 	testSyncClock func() time.Duration
@@ -203,7 +200,7 @@ func New(cfg *config.Config, log zerolog.Logger) (*Server, error) {
 	s.pubsub.init()
 	s.slowlog.init()
 	s.latency.init()
-	s.persist.init()
+	s.initPersist()
 	s.updateLRUClock()
 	s.adjustOpenFilesLimit()
 	return s, nil
@@ -387,19 +384,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		s.mu.Unlock()
 		s.stopNetLoops()
 		err = s.persistOnShutdown(ctx)
-		waitGroup(ctx, &s.children)
+		s.persist.jobs.Wait(ctx)
 	})
 	return err
-}
-
-// waitGroup waits for wg or until ctx ends.
-func waitGroup(ctx context.Context, wg *sync.WaitGroup) {
-	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-ctx.Done():
-	}
 }
 
 // Closing is closed when the server starts shutting down.

@@ -1,15 +1,10 @@
 package server
 
 import (
-	"encoding/binary"
-	"errors"
-	"fmt"
-	"io"
-	"sync"
 	"time"
-	"unsafe"
 
 	"github.com/aofserver/aofserver/dict"
+	"github.com/aofserver/aofserver/persist"
 	"github.com/aofserver/aofserver/rdb"
 )
 
@@ -26,22 +21,20 @@ import (
 // through beforeModify/lookupWrite, which encodes the old value of an
 // unvisited entry before it changes (Dragonfly-style). FLUSHDB/FLUSHALL
 // hand the old tables to the snapshot instead of dropping them. All of
-// this runs under Server.mu; the encoded bytes are staged in memory owned
-// by the executor and moved to the queue after each step, outside it (so
-// the executor never meets the queue's lock or wakes its reader), then
-// streamed to the child process by another goroutine, the feeder. In an
-// RDB stream the walk does not encode plain strings (most keys): it stages
-// a reference to their immutable bytes (snapRef), and the feeder encodes
-// them, off the executor, and writes the checksum. With that the loop's
+// this runs under Server.mu; the encoded bytes go through a persist.Pipe
+// to the child process (persist's job). In an RDB stream the walk does not
+// encode plain strings (most keys): it stages a reference to their
+// immutable bytes (persist.Stage.Ref), and the pipe's feeder encodes them,
+// off the executor, and writes the checksum. With that the loop's
 // share of a 1M-key BGREWRITEAOF under 50 writing clients fell from
 // 1.03-1.18 s to 0.65-0.75 s, and the save from 1.6-1.9 s to 1.1-1.2 s
 // (3 runs each).
 type snapshot struct {
 	s     *Server
 	mark  bool
-	enc   snapEncoder
-	out   *snapQueue
-	stage snapStage // encoded, not yet queued (under Server.mu)
+	enc   persist.Encoder
+	out   *persist.Pipe
+	stage persist.Stage // encoded, not yet queued (under Server.mu)
 	// deferStrings: plain string values are staged as refs, for the
 	// feeder to encode (RDB streams only).
 	deferStrings bool
@@ -77,270 +70,6 @@ type detachedDB struct {
 	cursor  uint64
 }
 
-// snapStage collects the encoder's many small writes under the executor,
-// and the string values whose encoding is left to the feeder (refs).
-type snapStage struct {
-	buf      []byte
-	refs     []snapRef
-	refBytes int // the refs' key and value bytes
-}
-
-// snapRef is a string key whose record the feeder goroutine encodes, off
-// the executor: at is where it goes among the staged bytes. Only plain
-// (non-raw) strings are deferred: their bytes are never changed in place
-// (APPEND, SETRANGE, SETBIT and HLL writes copy them into a raw string
-// first), so the slice still holds the value of the snapshot's instant
-// when the feeder reads it, whatever the executor did meanwhile, and it
-// keeps that value alive until then. Encoding is most of a step's work:
-// the key and value bytes are cold in the cache and are copied, checked
-// for integers and perhaps compressed.
-type snapRef struct {
-	at     int
-	key    string
-	val    []byte
-	expire int64
-}
-
-// snapBatch is what one step staged: bytes, with the refs to put among
-// them; size counts both (as snapStage.size did when it was taken).
-type snapBatch struct {
-	raw  []byte
-	refs []snapRef
-	size int
-}
-
-func (st *snapStage) Write(p []byte) (int, error) {
-	st.buf = append(st.buf, p...)
-	return len(p), nil
-}
-
-// take returns the staged batch and stages into spare from now on.
-func (st *snapStage) take(spare snapBatch) snapBatch {
-	b := snapBatch{raw: st.buf, refs: st.refs, size: st.size()}
-	st.buf, st.refs, st.refBytes = spare.raw[:0], spare.refs[:0], 0
-	return b
-}
-
-func (st *snapStage) size() int { return len(st.buf) + st.refBytes }
-
-// snapQueue is the queue of batches between the executor (producer) and
-// the goroutine that feeds the child process, which encodes the refs. The
-// feeder is woken once a batch of bytes has gathered (or at the end), not
-// per walk step: each wake-up is a context switch on a machine the save
-// already keeps busy. Batches the feeder is done with come back to the
-// producer through put, for reuse.
-type snapQueue struct {
-	mu      sync.Mutex
-	cond    *sync.Cond
-	batches []snapBatch
-	size    int
-	free    []snapBatch
-	closed  bool
-	err     error
-
-	// refEnc encodes the refs (nil: there are none, a RESP base). With
-	// patchCRC the stream's producer wrote a zero checksum, and the feeder
-	// puts the CRC-64 of the bytes it sent in its place: only it sees
-	// them in their final order.
-	refEnc   *rdb.Encoder
-	refOut   refSink
-	refVal   rdb.Value
-	patchCRC bool
-}
-
-// refSink is the writer refEnc appends a ref's record through.
-type refSink struct{ b []byte }
-
-func (w *refSink) Write(p []byte) (int, error) {
-	w.b = append(w.b, p...)
-	return len(p), nil
-}
-
-// snapFeedBatch is how many queued bytes wake the feeder (well below
-// walkHighWater, so the walker never waits for a feeder still asleep).
-const snapFeedBatch = 256 << 10
-
-// feedChunk is the most the feeder renders before writing to the child.
-const feedChunk = 256 << 10
-
-func newSnapQueue() *snapQueue {
-	q := &snapQueue{}
-	q.cond = sync.NewCond(&q.mu)
-	return q
-}
-
-// put queues b and returns a used batch to stage into next (or an empty
-// one).
-func (q *snapQueue) put(b snapBatch) snapBatch {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	var spare snapBatch
-	if n := len(q.free); n > 0 {
-		spare = q.free[n-1]
-		q.free = q.free[:n-1]
-	}
-	if q.err != nil || (len(b.raw) == 0 && len(b.refs) == 0) {
-		return spare
-	}
-	had := q.size
-	q.batches = append(q.batches, b)
-	q.size += b.size
-	if had < snapFeedBatch && q.size >= snapFeedBatch {
-		q.cond.Signal()
-	}
-	return spare
-}
-
-func (q *snapQueue) pending() int {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return q.size
-}
-
-func (q *snapQueue) close() {
-	q.mu.Lock()
-	q.closed = true
-	q.cond.Broadcast()
-	q.mu.Unlock()
-}
-
-func (q *snapQueue) fail(err error) {
-	q.mu.Lock()
-	if q.err == nil {
-		q.err = err
-	}
-	q.batches, q.size = nil, 0
-	q.cond.Broadcast()
-	q.mu.Unlock()
-}
-
-// next blocks until batches are queued and takes them; ok=false at end.
-// done are the batches of the previous call, kept for reuse.
-func (q *snapQueue) next(done []snapBatch) ([]snapBatch, bool) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	// Up to 64 batches are kept: about what the queue holds at its high
-	// water. With 8, the walker grew new refs arrays for most steps: 31 MB
-	// of garbage for a 1M-key save, and as no GC cycle runs during one, as
-	// much peak RSS.
-	for i := range done {
-		if len(q.free) < 64 && cap(done[i].raw) <= 1<<20 {
-			clear(done[i].refs) // drop the values they kept alive
-			q.free = append(q.free, snapBatch{raw: done[i].raw[:0], refs: done[i].refs[:0]})
-		}
-	}
-	for len(q.batches) == 0 && !q.closed && q.err == nil {
-		q.cond.Wait()
-	}
-	if q.err != nil || (len(q.batches) == 0 && q.closed) {
-		return nil, false
-	}
-	b := q.batches
-	q.batches, q.size = done[:0], 0
-	q.cond.Broadcast()
-	return b, true
-}
-
-// waitBelow blocks until fewer than n bytes are queued (back-pressure for
-// the walker) or the queue failed.
-func (q *snapQueue) waitBelow(n int) {
-	q.mu.Lock()
-	for q.size >= n && q.err == nil {
-		q.cond.Wait()
-	}
-	q.mu.Unlock()
-}
-
-// feed writes the stream to w until its end: the batches' bytes with the
-// refs encoded among them and, with patchCRC, the checksum in place of the
-// zero one the producer's encoder ended with (the last 8 bytes are held
-// back until the end for that). It returns the first write error; a
-// failed queue is the caller's to report. A ref cannot fail to encode (a
-// string has no invalid form).
-func (q *snapQueue) feed(w io.Writer) error {
-	var done []snapBatch
-	// out is reused for the whole stream and written whenever it passes
-	// feedChunk, rather than grown to all that was queued: garbage made
-	// during a save stays until it ends (no GC cycle runs), in the RSS.
-	out := make([]byte, 0, 2*feedChunk)
-	var crc uint64
-	send := func() error {
-		n := len(out)
-		if q.patchCRC {
-			n -= 8 // the last 8 bytes may be the checksum to patch
-		}
-		if n <= 0 {
-			return nil
-		}
-		if _, err := w.Write(out[:n]); err != nil {
-			return err
-		}
-		if q.patchCRC {
-			crc = rdb.CRC64(crc, out[:n])
-		}
-		out = out[:copy(out, out[n:])]
-		return nil
-	}
-	for {
-		batches, ok := q.next(done)
-		if !ok {
-			break
-		}
-		done = batches
-		if q.refEnc == nil && !q.patchCRC && len(out) == 0 && len(batches) == 1 {
-			if _, err := w.Write(batches[0].raw); err != nil {
-				return err
-			}
-			continue
-		}
-		for i := range batches {
-			out = q.render(out, batches[i:i+1])
-			if len(out) >= feedChunk {
-				if err := send(); err != nil {
-					return err
-				}
-			}
-		}
-		if err := send(); err != nil {
-			return err
-		}
-	}
-	q.mu.Lock()
-	clean := q.err == nil
-	q.mu.Unlock()
-	if clean && q.patchCRC {
-		if len(out) != 8 {
-			return fmt.Errorf("snapshot stream ended without its checksum (%d bytes held)", len(out))
-		}
-		_, err := w.Write(binary.LittleEndian.AppendUint64(out[:0], crc))
-		return err
-	}
-	return nil
-}
-
-// render appends the bytes of batches, refs encoded, to out.
-func (q *snapQueue) render(out []byte, batches []snapBatch) []byte {
-	for i := range batches {
-		b := &batches[i]
-		prev := 0
-		for j := range b.refs {
-			r := &b.refs[j]
-			out = append(out, b.raw[prev:r.at]...)
-			prev = r.at
-			q.refOut.b = out
-			q.refVal = rdb.Value{Kind: rdb.KindString, Str: r.val} // reused: no allocation a key
-			// The encoder only reads the key, and copies it before Key
-			// returns.
-			q.refEnc.Key(unsafe.Slice(unsafe.StringData(r.key), len(r.key)), &q.refVal, r.expire)
-			out = q.refOut.b
-		}
-		out = append(out, b.raw[prev:]...)
-	}
-	return out
-}
-
-var errSnapshotAborted = errors.New("snapshot aborted")
-
 // startSnapshot begins a point-in-time snapshot (under mu). aofBase selects
 // the AOF-base aux field.
 func (s *Server) startSnapshot(aofBase bool) *snapshot {
@@ -351,16 +80,15 @@ func (s *Server) startSnapshot(aofBase bool) *snapshot {
 		old.restoreMarks()
 	}
 	s.snapParity = !s.snapParity
-	sn := &snapshot{s: s, mark: s.snapParity, out: newSnapQueue(), curDB: -1}
+	sn := &snapshot{s: s, mark: s.snapParity, out: persist.NewPipe(), curDB: -1}
 	if aofBase && !s.cfg.AOFUseRDBPreamble {
 		sn.enc = s.newBaseEncoder(&sn.stage, aofBase) // RESP: all encoded here
 	} else {
-		// RDB: plain strings are left to the feeder (snapRef), which
+		// RDB: plain strings are left to the feeder (Stage.Ref), which
 		// also writes the checksum.
 		opt := rdb.EncoderOptions{Compression: s.cfg.RDBCompression, Limits: s.rdbLimits()}
 		sn.enc = rdb.NewEncoder(&sn.stage, opt)
-		sn.out.refEnc = rdb.NewEncoder(&sn.out.refOut, opt)
-		sn.out.patchCRC = s.cfg.RDBChecksum
+		sn.out.DeferStrings(opt, s.cfg.RDBChecksum)
 		sn.deferStrings = true
 	}
 	sn.sizes = make([]uint64, len(s.dbs))
@@ -407,9 +135,9 @@ func (sn *snapshot) capture(db *DB, key string, p *entry) {
 	if sn.aborted {
 		return
 	}
-	before := sn.stage.size()
+	before := sn.stage.Size()
 	sn.encode(db.id, key, *p, db.expireAt(key), false)
-	sn.copiedOnWrite(sn.stage.size() - before)
+	sn.copiedOnWrite(sn.stage.Size() - before)
 }
 
 // copiedOnWrite counts n bytes the snapshot had to copy because a write
@@ -426,12 +154,13 @@ func (sn *snapshot) copiedOnWrite(n int) {
 // encode writes one key, or stages it as a ref. nodeKey says key is the
 // dict node's own string, which lives as long as the ref needs: a
 // command's key (capture) may be a view of the client's input buffer.
+// Only plain (non-raw) strings are staged as refs: their bytes are never
+// changed in place (APPEND, SETRANGE, SETBIT and HLL writes copy them into
+// a raw string first), as a ref needs.
 func (sn *snapshot) encode(dbID int, key string, e entry, expire int64, nodeKey bool) {
 	sn.selectDB(dbID)
 	if nodeKey && sn.deferStrings && e.typ() == typString && e.rawString() == nil {
-		val := e.str()
-		sn.stage.refs = append(sn.stage.refs, snapRef{at: len(sn.stage.buf), key: key, val: val, expire: expire})
-		sn.stage.refBytes += len(key) + len(val) + 16
+		sn.stage.Ref(key, e.str(), expire)
 		sn.keys++
 		return
 	}
@@ -478,9 +207,9 @@ func (sn *snapshot) drainDB(db *DB) {
 			if !sn.visited(*p) {
 				p.setSnapMark(sn.mark)
 				if !sn.aborted {
-					before := sn.stage.size()
+					before := sn.stage.Size()
 					sn.encode(db.id, k, *p, db.expireAt(k), true)
-					sn.copiedOnWrite(sn.stage.size() - before)
+					sn.copiedOnWrite(sn.stage.Size() - before)
 				}
 			}
 		})
@@ -564,20 +293,31 @@ func (sn *snapshot) finish() {
 		if err := sn.enc.Close(); err != nil && sn.err == nil {
 			sn.err = err
 		}
-		sn.out.put(sn.stage.take(snapBatch{}))
+		sn.out.Put(sn.stage.Take(persist.Batch{}))
 	}
-	sn.out.close()
+	sn.out.Close()
 	if sn.s.snap == sn {
 		sn.s.snap = nil
 	}
 }
 
-// abort stops writing; the walk continues (without encoding) so that the
-// mark invariant is restored before the next snapshot.
-func (sn *snapshot) abort(err error) {
+// Abort stops writing; the walk continues (without encoding) so that the
+// mark invariant is restored before the next snapshot (under mu).
+func (sn *snapshot) Abort(err error) {
 	sn.aborted = true
-	sn.stage.take(snapBatch{})
-	sn.out.fail(err)
+	sn.stage.Take(persist.Batch{})
+	sn.out.Fail(err)
+}
+
+// Pipe is where the walk's bytes go (persist.Snapshot).
+func (sn *snapshot) Pipe() *persist.Pipe { return sn.out }
+
+// Walk drives the walk to its end (persist.Snapshot; see runWalker).
+func (sn *snapshot) Walk() { sn.s.runWalker(sn) }
+
+// Status is the walk's progress (persist.Snapshot; under mu).
+func (sn *snapshot) Status() persist.SnapStatus {
+	return persist.SnapStatus{Keys: sn.keys, Total: sn.total, COWBytes: sn.cowBytes, COWAt: sn.cowAt, Err: sn.err}
 }
 
 // walkStep bounds the buckets one step visits (about 0.05 ms under load).
@@ -611,9 +351,9 @@ func (s *Server) runWalker(sn *snapshot) {
 // With rdb-key-save-delay it sleeps that long per key written, as Redis's
 // child does; an aborted walk only restores marks, and does not sleep.
 func (s *Server) walk(sn *snapshot) {
-	var spare snapBatch
+	var spare persist.Batch
 	for {
-		sn.out.waitBelow(walkHighWater)
+		sn.out.WaitBelow(walkHighWater)
 		var done bool
 		var delayed int
 		done, spare, delayed = s.walkOnce(sn, spare, 0)
@@ -637,22 +377,22 @@ func (s *Server) walk(sn *snapshot) {
 // walkOnce runs steps under the executor for up to budget (at least one
 // step; one only with rdb-key-save-delay) and queues their bytes outside
 // it. spare is a buffer to stage into; the returned one is the next spare.
-func (s *Server) walkOnce(sn *snapshot, spare snapBatch, budget time.Duration) (bool, snapBatch, int) {
+func (s *Server) walkOnce(sn *snapshot, spare persist.Batch, budget time.Duration) (bool, persist.Batch, int) {
 	s.mu.Lock()
 	t0 := monoNow()
 	done := sn.step(walkStep)
-	for !done && (sn.keyDelay == 0 || sn.aborted) && monoNow()-t0 < int64(budget) && sn.stage.size() < walkHighWater/4 {
+	for !done && (sn.keyDelay == 0 || sn.aborted) && monoNow()-t0 < int64(budget) && sn.stage.Size() < walkHighWater/4 {
 		done = sn.step(walkStep)
 	}
 	delayed := sn.delayKeys
 	sn.delayKeys = 0
-	chunk := sn.stage.take(spare)
+	chunk := sn.stage.Take(spare)
 	// The longest a client can wait for the save: LATENCY shows a step
 	// that took latency-monitor-threshold or longer.
 	s.latency.maybeAdd("snapshot-step", time.Duration(monoNow()-t0), s.cfg.LatencyMonitorThreshold)
 	s.mu.Unlock()
 	if done {
-		return true, snapBatch{}, 0 // finish queued the rest
+		return true, persist.Batch{}, 0 // finish queued the rest
 	}
-	return false, sn.out.put(chunk), delayed
+	return false, sn.out.Put(chunk), delayed
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/aofserver/aofserver/config"
 	"github.com/aofserver/aofserver/fsx"
+	"github.com/aofserver/aofserver/persist"
 	"github.com/aofserver/aofserver/server"
 )
 
@@ -56,7 +57,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if code, ok := dispatchCheck(os.Args[0], args, stdin, stdout, stderr); ok {
 		return code
 	}
-	if code, ok := server.RunChild(args); ok {
+	if code, ok := persist.RunChild(args); ok {
 		return code
 	}
 	if len(args) == 1 {

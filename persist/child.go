@@ -1,4 +1,4 @@
-package server
+package persist
 
 import (
 	"bufio"
@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/aofserver/aofserver/fsx"
+	"github.com/aofserver/aofserver/rstring"
 )
 
 // Snapshots are written to disk by a child process, as Redis does with
@@ -78,18 +79,18 @@ func writeSnapshot(fsys fsx.FS, in io.Reader, path, final string) error {
 	f, err := fsys.Create(path)
 	if err != nil {
 		if rewrite {
-			return fmt.Errorf("Opening the temp file for AOF rewrite in rewriteAppendOnlyFile(): %s", errnoText(err))
+			return fmt.Errorf("Opening the temp file for AOF rewrite in rewriteAppendOnlyFile(): %s", rstring.Strerror(err))
 		}
 		return fmt.Errorf("Failed opening the temp RDB file %s (in server root dir %s) for saving: %s",
-			filepath.Base(path), filepath.Dir(path), errnoText(err))
+			filepath.Base(path), filepath.Dir(path), rstring.Strerror(err))
 	}
 	fail := func(err error) error {
 		f.Close()
 		fsys.Remove(path)
 		if rewrite {
-			return fmt.Errorf("Write error writing append only file on disk: %s", errnoText(err))
+			return fmt.Errorf("Write error writing append only file on disk: %s", rstring.Strerror(err))
 		}
-		return fmt.Errorf("Write error saving DB on disk: %s", errnoText(err))
+		return fmt.Errorf("Write error saving DB on disk: %s", rstring.Strerror(err))
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
 	rd := bufio.NewReaderSize(in, 1<<20)
@@ -136,23 +137,23 @@ func writeSnapshot(fsys fsx.FS, in io.Reader, path, final string) error {
 	if final != "" {
 		if err := fsys.Rename(path, final); err != nil {
 			fsys.Remove(path)
-			return fmt.Errorf("Error moving temp append only file on the final destination: %s", errnoText(err))
+			return fmt.Errorf("Error moving temp append only file on the final destination: %s", rstring.Strerror(err))
 		}
 	}
 	return nil
 }
 
-// pidPlaceholder in the path given to spawnChild stands for the child's
+// PidPlaceholder in the paths given to Jobs.Start stands for the child's
 // pid: Redis names temp files after the child (temp-<pid>.rdb,
 // temp-rewriteaof-bg-<pid>.aof), and its tests look for them so.
-const pidPlaceholder = "{pid}"
+const PidPlaceholder = "{pid}"
 
 func childPath(template string, pid int) string {
-	return strings.ReplaceAll(template, pidPlaceholder, strconv.Itoa(pid))
+	return strings.ReplaceAll(template, PidPlaceholder, strconv.Itoa(pid))
 }
 
-// childProc is a running snapshot writer.
-type childProc struct {
+// child is a running snapshot writer.
+type child struct {
 	proc  *os.Process
 	done  chan struct{}
 	err   error            // why the stream or the child failed, after done
@@ -171,23 +172,23 @@ type childProc struct {
 	killed atomic.Bool
 }
 
-// spawnChild starts the writer for path and feeds it from q. The process
-// is started here, on the executor, as Redis forks: a client that has the
+// spawn starts the writer for path and feeds it from q. The process is
+// started here, on the executor, as Redis forks: a client that has the
 // reply to BGSAVE finds the child with `pgrep -P` (Redis's tests kill it
 // so), and a kill reaches a child that exists. The exec takes 0.5-1.3 ms
 // of the executor here; Redis's fork took 4-6 ms on the same machine.
 // Feeding and reaping run on their own goroutine. The child writes path
 // and, if final is set, renames it so once complete; either may hold
-// pidPlaceholder. cp.path is the real name of the file the child leaves.
-func (s *Server) spawnChild(path, final string, q *snapQueue, startedMsg string) (*childProc, error) {
-	if s.persist.inProcChild {
-		return s.spawnInProc(path, final, q, startedMsg)
+// PidPlaceholder. cp.path is the real name of the file the child leaves.
+func (js *Jobs) spawn(path, final string, q *Pipe, startedMsg string) (*child, error) {
+	if js.InProc {
+		return js.spawnInProc(path, final, q, startedMsg)
 	}
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
-	cp := &childProc{done: make(chan struct{}), start: time.Now()}
+	cp := &child{done: make(chan struct{}), start: time.Now()}
 	args := []string{ChildFlag, path}
 	if final != "" {
 		args = append(args, final)
@@ -196,7 +197,7 @@ func (s *Server) spawnChild(path, final string, q *snapQueue, startedMsg string)
 	cmd.Stdout = nil
 	// What the writer prints is the line Redis's child logs for its
 	// failure: it goes to the log (exec's copier ends before Wait returns).
-	cmd.Stderr = &childLog{s: s}
+	cmd.Stderr = &childLog{log: js.log}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	pr, stdin, err := os.Pipe()
 	if err != nil {
@@ -211,23 +212,25 @@ func (s *Server) spawnChild(path, final string, q *snapQueue, startedMsg string)
 		stdin.Close()
 		return nil, err
 	}
-	s.persist.latestForkUsec.Store(time.Since(t0).Microseconds())
-	s.latency.maybeAdd("fork", time.Since(t0), s.cfg.LatencyMonitorThreshold)
-	s.persist.totalForks.Add(1)
+	js.LatestForkUsec.Store(time.Since(t0).Microseconds())
+	if js.onFork != nil {
+		js.onFork(time.Since(t0))
+	}
+	js.TotalForks.Add(1)
 	cp.proc = cmd.Process
 	cp.pid = cmd.Process.Pid
 	cp.path = childPath(path, cmd.Process.Pid)
 	if final != "" {
 		cp.path = childPath(final, cmd.Process.Pid)
 	}
-	s.log.Info().Msgf("%s by pid %d", startedMsg, cmd.Process.Pid)
-	go s.runChild(cp, cmd, stdin, q)
+	js.log.Notice(fmt.Sprintf("%s by pid %d", startedMsg, cmd.Process.Pid))
+	go cp.run(cmd, stdin, q)
 	return cp, nil
 }
 
 // childLog logs each line a child process prints, as a warning.
 type childLog struct {
-	s   *Server
+	log Log
 	buf []byte
 }
 
@@ -238,7 +241,7 @@ func (l *childLog) Write(p []byte) (int, error) {
 		if i < 0 {
 			break
 		}
-		l.s.log.Warn().Msg(string(l.buf[:i]))
+		l.log.Warning(string(l.buf[:i]))
 		l.buf = l.buf[i+1:]
 	}
 	return len(p), nil
@@ -248,14 +251,14 @@ func (l *childLog) Write(p []byte) (int, error) {
 // files; they start above any real pid (pid_max is at most 2^22).
 var inProcPids atomic.Int64
 
-// spawnInProc is spawnChild for tests that substitute the server's FS
+// spawnInProc is spawn for tests that substitute the server's FS
 // (fsx.CrashFS): a child process could not write through it, so the writer
 // runs as a goroutine fed through a pipe, under a made-up pid. Killing it
 // closes the pipe's read end, which fails its read as a killed child's
 // file is left incomplete; its exit code is then childExitKilled.
-func (s *Server) spawnInProc(path, final string, q *snapQueue, startedMsg string) (*childProc, error) {
+func (js *Jobs) spawnInProc(path, final string, q *Pipe, startedMsg string) (*child, error) {
 	pid := int(1<<22 + inProcPids.Add(1))
-	cp := &childProc{done: make(chan struct{}), start: time.Now(), inproc: true, pid: pid}
+	cp := &child{done: make(chan struct{}), start: time.Now(), inproc: true, pid: pid}
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -266,25 +269,13 @@ func (s *Server) spawnInProc(path, final string, q *snapQueue, startedMsg string
 		cp.path = final
 	}
 	cp.stop = func() { pr.Close() }
-	s.persist.totalForks.Add(1)
-	s.log.Info().Msgf("%s by pid %d", startedMsg, pid)
-	fsys := s.fsys()
+	js.TotalForks.Add(1)
+	js.log.Notice(fmt.Sprintf("%s by pid %d", startedMsg, pid))
+	fsys := js.fs()
 	tmp := childPath(path, pid)
 	go func() {
 		feedDone := make(chan error, 1)
-		go func() {
-			ferr := q.feed(pw)
-			if ferr != nil {
-				q.fail(ferr)
-			}
-			q.mu.Lock()
-			if q.err != nil && ferr == nil {
-				ferr = q.err
-			}
-			q.mu.Unlock()
-			pw.Close()
-			feedDone <- ferr
-		}()
+		go func() { feedDone <- q.feedAll(pw) }()
 		werr := writeSnapshot(fsys, pr, tmp, final)
 		pr.Close()
 		switch {
@@ -293,9 +284,9 @@ func (s *Server) spawnInProc(path, final string, q *snapQueue, startedMsg string
 			cp.exit = childExitKilled
 		default:
 			// The line a child process prints (Redis's child logs it).
-			s.log.Warn().Msg(werr.Error())
+			js.log.Warning(werr.Error())
 			cp.exit = 1
-			q.fail(fmt.Errorf("snapshot writer exited: %w", werr))
+			q.Fail(fmt.Errorf("snapshot writer exited: %w", werr))
 		}
 		cp.err = firstErr(werr, <-feedDone)
 		close(cp.done)
@@ -303,27 +294,15 @@ func (s *Server) spawnInProc(path, final string, q *snapQueue, startedMsg string
 	return cp, nil
 }
 
-// runChild feeds the started child from q and reaps it.
-func (s *Server) runChild(cp *childProc, cmd *exec.Cmd, stdin *os.File, q *snapQueue) {
+// run feeds the started child from q and reaps it.
+func (cp *child) run(cmd *exec.Cmd, stdin *os.File, q *Pipe) {
 	feedDone := make(chan error, 1)
-	go func() {
-		ferr := q.feed(stdin)
-		if ferr != nil {
-			q.fail(ferr)
-		}
-		q.mu.Lock()
-		if q.err != nil && ferr == nil {
-			ferr = q.err
-		}
-		q.mu.Unlock()
-		stdin.Close()
-		feedDone <- ferr
-	}()
+	go func() { feedDone <- q.feedAll(stdin) }()
 	werr := cmd.Wait()
 	if werr != nil {
 		// The feeder may be asleep until a batch gathers: wake it,
 		// and stop the walk, now.
-		q.fail(fmt.Errorf("snapshot writer exited: %w", werr))
+		q.Fail(fmt.Errorf("snapshot writer exited: %w", werr))
 	}
 	ferr := <-feedDone
 	if werr == nil && ferr != nil {
@@ -339,7 +318,7 @@ func (s *Server) runChild(cp *childProc, cmd *exec.Cmd, stdin *os.File, q *snapQ
 // (-1 if signalled). A writer that exits with childExitKilled was stopped
 // with SIGUSR1, and counts as killed by it, as Redis's child that exits
 // with SERVER_CHILD_NOERROR_RETVAL.
-func (cp *childProc) exitStatus() (signal, code int) {
+func (cp *child) exitStatus() (signal, code int) {
 	if cp.inproc {
 		if cp.exit == childExitKilled {
 			return sigUSR1, 1
@@ -373,24 +352,14 @@ const childExitKilled = 255
 // kill stops the child on purpose, as Redis's killRDBChild and
 // killAppendOnlyChild, which send SIGUSR1: the job then ends as killed by
 // SIGUSR1, which is not a failure. The signal sent is SIGKILL: a child
-// that has not yet reached RunSnapshotWriter's handler would ignore
+// that has not yet reached runSnapshotWriter's handler would ignore
 // SIGUSR1 (the Go runtime does, unless asked), and a synchronous kill
 // must not wait on it.
-func (cp *childProc) kill() {
+func (cp *child) kill() {
 	cp.killed.Store(true)
 	if cp.inproc {
 		cp.stop()
 		return
 	}
 	cp.proc.Kill()
-}
-
-// pidOf is the child's pid for log lines.
-func (cp *childProc) pidOf() int { return cp.pid }
-
-func absPath(dir, name string) string {
-	if filepath.IsAbs(name) {
-		return name
-	}
-	return filepath.Join(dir, name)
 }

@@ -4,15 +4,10 @@ package server
 
 import (
 	"math/rand/v2"
-	"os"
 	"time"
 )
 
-// growPipe is Linux's F_SETPIPE_SZ (child_linux.go); elsewhere the
-// default pipe size stays.
-func growPipe(w *os.File) {}
-
-// debugDelay is Redis's debugDelay (child_linux.go) with Go's timer.
+// debugDelay is Redis's debugDelay (walkdelay_linux.go) with Go's timer.
 func debugDelay(d time.Duration) {
 	if d < 0 {
 		if rand.Int64N(max(1, int64(-d/time.Microsecond))) != 0 {

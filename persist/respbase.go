@@ -1,4 +1,4 @@
-package server
+package persist
 
 import (
 	"bufio"
@@ -10,11 +10,21 @@ import (
 	"github.com/aofserver/aofserver/rdb"
 )
 
-// respBaseEncoder writes an AOF base in Redis's RESP rewrite format
+// Encoder is what a snapshot writes through: an rdb.Encoder, or a
+// RESPBase (an AOF base with aof-use-rdb-preamble no). Both also have
+// Function(code), which writes a function library before the keys.
+type Encoder interface {
+	Header(aux []rdb.Aux) error
+	SelectDB(db int, size, expires uint64) error
+	Key(key []byte, v *rdb.Value, expireMs int64) error
+	Close() error
+}
+
+// RESPBase writes an AOF base in Redis's RESP rewrite format
 // (aof-use-rdb-preamble no; spec §3.6): SELECT per DB, then SET / RPUSH /
 // SADD / ZADD / HMSET in chunks of 64 items, then PEXPIREAT for keys with
 // a TTL. It has no trailer.
-type respBaseEncoder struct {
+type RESPBase struct {
 	w   *bufio.Writer
 	ts  bool
 	buf []byte
@@ -23,11 +33,13 @@ type respBaseEncoder struct {
 
 const aofRewriteItemsPerCmd = 64
 
-func newRESPBaseEncoder(w io.Writer, ts bool) *respBaseEncoder {
-	return &respBaseEncoder{w: bufio.NewWriterSize(w, 1<<16), ts: ts}
+// NewRESPBase writes to w; with ts the base starts with a #TS: annotation
+// (aof-timestamp-enabled).
+func NewRESPBase(w io.Writer, ts bool) *RESPBase {
+	return &RESPBase{w: bufio.NewWriterSize(w, 1<<16), ts: ts}
 }
 
-func (e *respBaseEncoder) write(argv ...[]byte) {
+func (e *RESPBase) write(argv ...[]byte) {
 	if e.err != nil {
 		return
 	}
@@ -35,7 +47,7 @@ func (e *respBaseEncoder) write(argv ...[]byte) {
 	_, e.err = e.w.Write(e.buf)
 }
 
-func (e *respBaseEncoder) Header(_ []rdb.Aux) error {
+func (e *RESPBase) Header(_ []rdb.Aux) error {
 	if e.ts {
 		_, e.err = e.w.WriteString("#TS:" + strconv.FormatInt(time.Now().Unix(), 10) + "\r\n")
 	}
@@ -44,17 +56,17 @@ func (e *respBaseEncoder) Header(_ []rdb.Aux) error {
 
 // Function writes a library as Redis 7.0's rewriteFunctions does: FUNCTION
 // LOAD <code>, before any SELECT.
-func (e *respBaseEncoder) Function(code []byte) error {
+func (e *RESPBase) Function(code []byte) error {
 	e.write([]byte("FUNCTION"), []byte("LOAD"), code)
 	return e.err
 }
 
-func (e *respBaseEncoder) SelectDB(db int, _, _ uint64) error {
+func (e *RESPBase) SelectDB(db int, _, _ uint64) error {
 	e.write([]byte("SELECT"), []byte(strconv.Itoa(db)))
 	return e.err
 }
 
-func (e *respBaseEncoder) chunks(cmd string, key []byte, items [][]byte, per int) {
+func (e *RESPBase) chunks(cmd string, key []byte, items [][]byte, per int) {
 	for i := 0; i < len(items); i += per {
 		end := i + per
 		if end > len(items) {
@@ -67,7 +79,7 @@ func (e *respBaseEncoder) chunks(cmd string, key []byte, items [][]byte, per int
 	}
 }
 
-func (e *respBaseEncoder) Key(key []byte, v *rdb.Value, expireMs int64) error {
+func (e *RESPBase) Key(key []byte, v *rdb.Value, expireMs int64) error {
 	switch v.Kind {
 	case rdb.KindString:
 		e.write([]byte("SET"), key, v.Str)
@@ -103,7 +115,7 @@ func (e *respBaseEncoder) Key(key []byte, v *rdb.Value, expireMs int64) error {
 	return e.err
 }
 
-func (e *respBaseEncoder) Close() error {
+func (e *RESPBase) Close() error {
 	if e.err != nil {
 		return e.err
 	}
@@ -115,7 +127,7 @@ func (e *respBaseEncoder) Close() error {
 // XSETID with ENTRIESADDED and MAXDELETEDID, then per group XGROUP CREATE
 // ... ENTRIESREAD, and per consumer either an XCLAIM ... JUSTID FORCE for
 // each pending entry or XGROUP CREATECONSUMER when it has none.
-func (e *respBaseEncoder) stream(key []byte, st *rdb.Stream) {
+func (e *RESPBase) stream(key []byte, st *rdb.Stream) {
 	id := func(x rdb.StreamID) []byte {
 		b := strconv.AppendUint(nil, x.Ms, 10)
 		b = append(b, '-')
