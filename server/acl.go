@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/aofserver/aofserver/cmdmeta"
 	"github.com/aofserver/aofserver/config"
 	"github.com/aofserver/aofserver/fsx"
 	"github.com/aofserver/aofserver/rstring"
@@ -109,7 +110,7 @@ type aclState struct {
 	log   []*aclLogEntry // newest first
 	cmds  []*command     // every command, each container followed by its subcommands
 	// keyBuf holds the keys of the command being checked (commandKeyRefs)
-	keyBuf []keyRef
+	keyBuf []cmdmeta.KeyRef
 	// startLog and startErr: what loading the configured users said
 	// (ACLStartup)
 	startLog []func()
@@ -838,51 +839,20 @@ func (s *Server) authenticate(c *client, name, pass []byte, cmdName []byte) bool
 
 // ---- permission checks ----
 
-// commandKeyRefs is getKeysFromCommandWithSpecs for the ACL check: the
-// keys of argv (which may have the wrong arity, from acl_check_cmd).
-func (s *Server) commandKeyRefs(cmd *command, argv [][]byte) (keys []keyRef) {
-	m := cmd.meta
-	if m == nil {
+// commandKeyRefs is the keys of argv for the ACL check (which may have
+// the wrong arity, from acl_check_cmd).
+func (s *Server) commandKeyRefs(cmd *command, argv [][]byte) []cmdmeta.KeyRef {
+	if cmd.meta == nil {
 		return nil
 	}
-	proc := getkeysProcs[m.name]
-	hasSpec, varFlags := false, false
-	for i := range m.keySpecs {
-		hasSpec = hasSpec || !m.keySpecs[i].has("not_key")
-		varFlags = varFlags || m.keySpecs[i].has("variable_flags")
+	k := cmd.meta.AppendKeys(s.acl.keyBuf[:0], argv)
+	if k != nil {
+		s.acl.keyBuf = k // reused: one check runs at a time
 	}
-	if hasSpec && !varFlags {
-		if k, ok := appendKeysUsingSpecs(s.acl.keyBuf[:0], m, argv); ok {
-			s.acl.keyBuf = k // reused: one check runs at a time
-			return k
-		}
-	}
-	if proc == nil {
-		return nil
-	}
-	defer func() {
-		if recover() != nil { // a procedure reading past a short argv
-			keys = nil
-		}
-	}()
-	return proc(argv)
+	return k
 }
 
-func commandHasKeys(cmd *command) bool {
-	m := cmd.meta
-	if m == nil {
-		return false
-	}
-	if getkeysProcs[m.name] != nil {
-		return true
-	}
-	for i := range m.keySpecs {
-		if !m.keySpecs[i].has("not_key") {
-			return true
-		}
-	}
-	return false
-}
+func commandHasKeys(cmd *command) bool { return cmd.meta != nil && cmd.meta.HasKeys() }
 
 func keyRefPerm(flags []string) int {
 	p := 0
@@ -940,7 +910,7 @@ func channelArgs(cmd *command, argc int) (from, to int, literal, ok bool) {
 
 // checkSelector is ACLSelectorCheckCmd; keys caches the key extraction
 // across selectors.
-func (s *Server) checkSelector(sel *aclSelector, cmd *command, argv [][]byte, keys *[]keyRef, keysDone *bool) (int, int) {
+func (s *Server) checkSelector(sel *aclSelector, cmd *command, argv [][]byte, keys *[]cmdmeta.KeyRef, keysDone *bool) (int, int) {
 	if sel.flags&selAllCommands == 0 && cmd.flags&cmdNoAuth == 0 && !sel.allowed.get(cmd.aclID) {
 		args := sel.firstArg[cmd.aclID]
 		if len(argv) < 2 || args == nil {
@@ -966,8 +936,8 @@ func (s *Server) checkSelector(sel *aclSelector, cmd *command, argv [][]byte, ke
 			*keys, *keysDone = s.commandKeyRefs(cmd, argv), true
 		}
 		for _, k := range *keys {
-			if !sel.checkKey(argv[k.pos], keyRefPerm(k.flags)) {
-				return aclDeniedKey, k.pos
+			if !sel.checkKey(argv[k.Pos], keyRefPerm(k.Flags)) {
+				return aclDeniedKey, k.Pos
 			}
 		}
 	}
@@ -991,7 +961,7 @@ func (s *Server) aclCheck(u *aclUser, cmd *command, argv [][]byte) (int, int) {
 		return aclOK, 0
 	}
 	relevant, last := aclDeniedCmd, 0
-	var keys []keyRef
+	var keys []cmdmeta.KeyRef
 	done := false
 	for _, sel := range u.selectors {
 		r, idx := s.checkSelector(sel, cmd, argv, &keys, &done)
@@ -1013,7 +983,7 @@ func (s *Server) aclFullKeyAccess(u *aclUser, argv [][]byte) bool {
 	if cmd == nil {
 		return false
 	}
-	var keys []keyRef
+	var keys []cmdmeta.KeyRef
 	done := false
 	for _, sel := range u.selectors {
 		if r, _ := s.checkSelector(sel, cmd, argv, &keys, &done); r != aclOK {

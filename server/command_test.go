@@ -8,11 +8,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aofserver/aofserver/cmdmeta"
 	"github.com/aofserver/aofserver/internal/testsrv"
 )
 
 // Differential tests of the COMMAND family against redis-server 7.0.15:
-// the metadata (commands_gen.go) must reproduce Redis's replies byte for
+// the metadata (cmdmeta/commands_gen.go) must reproduce Redis's replies byte for
 // byte, in RESP2 and RESP3. Redis lists commands and subcommands in the
 // order of a randomly seeded dict, so only those lists are sorted before
 // comparing.
@@ -250,18 +251,18 @@ func TestDiffModuleAllowed(t *testing.T) {
 // has is in the table, and each has its metadata.
 func TestEveryRedisCommandServed(t *testing.T) {
 	ts := startOurServer(t)
-	var walk func(ms []*cmdMeta)
-	walk = func(ms []*cmdMeta) {
+	var walk func(ms []*cmdmeta.Meta)
+	walk = func(ms []*cmdmeta.Meta) {
 		for _, m := range ms {
-			cmd := ts.s.findCommandByName([]byte(m.name))
+			cmd := ts.s.findCommandByName([]byte(m.Name))
 			if cmd == nil || cmd.meta != m {
-				t.Errorf("%s: not served with its metadata", m.name)
+				t.Errorf("%s: not served with its metadata", m.Name)
 			}
-			walk(m.subs)
+			walk(m.Subs)
 		}
 	}
-	walk(redisCommandMeta)
-	if len(ts.s.commands) != len(redisCommandMeta) {
-		t.Errorf("%d commands, Redis 7.0.15 has %d", len(ts.s.commands), len(redisCommandMeta))
+	walk(cmdmeta.Redis)
+	if len(ts.s.commands) != len(cmdmeta.Redis) {
+		t.Errorf("%d commands, Redis 7.0.15 has %d", len(ts.s.commands), len(cmdmeta.Redis))
 	}
 }
