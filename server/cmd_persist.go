@@ -219,6 +219,8 @@ func (s *Server) resetStats() {
 	st.totalErrorReplies, st.unexpectedErrs, st.lazyfreedObjects = 0, 0, 0
 	st.netInput.Store(0)
 	st.netOutput.Store(0)
+	st.netReplIn.Store(0)
+	st.netReplOut.Store(0)
 	st.totalReads.Store(0)
 	st.totalWrites.Store(0)
 	st.replyBufShrinks, st.replyBufExpands = 0, 0
@@ -226,6 +228,8 @@ func (s *Server) resetStats() {
 	st.instOps.reset(now)
 	st.instIn.reset(now)
 	st.instOut.reset(now)
+	st.instReplIn.reset(now)
+	st.instReplOut.reset(now)
 	st.errorCounts = map[string]int64{}
 	for _, cmd := range s.commands {
 		cmd.calls, cmd.usec, cmd.rejected, cmd.failed = 0, 0, 0, 0

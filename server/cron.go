@@ -77,8 +77,11 @@ func (s *Server) cronLoop() {
 			ms := now.UnixMilli()
 			st := &s.stats
 			st.instOps.track(ms, st.totalCommands)
-			st.instIn.track(ms, st.netInput.Load())
-			st.instOut.track(ms, st.netOutput.Load())
+			replIn, replOut := st.netReplIn.Load(), st.netReplOut.Load()
+			st.instIn.track(ms, st.netInput.Load()+replIn)
+			st.instOut.track(ms, st.netOutput.Load()+replOut)
+			st.instReplIn.track(ms, replIn)
+			st.instReplOut.track(ms, replOut)
 		}
 		s.mu.Unlock()
 	}

@@ -844,7 +844,7 @@ func (w *teeWriter) Write(p []byte) (int, error) {
 		}
 		alive++
 	}
-	w.s.stats.netOutput.Add(int64(len(p) * alive))
+	w.s.stats.netReplOut.Add(int64(len(p) * alive))
 	if alive == 0 {
 		return 0, io.ErrClosedPipe
 	}
@@ -930,7 +930,7 @@ wait:
 		if _, err := c.conn.Write(buf); err != nil {
 			return
 		}
-		s.stats.netOutput.Add(int64(len(buf)))
+		s.stats.netReplOut.Add(int64(len(buf)))
 		if cap(buf) > 1<<20 {
 			buf = nil
 		}
@@ -970,7 +970,7 @@ func (s *Server) sendRDBFile(r *replica, f io.Reader, size int64, timeout time.D
 	if isTimeout(err) {
 		s.log.Warn().Msgf("Disconnecting timedout replica (full sync): %s", r.name())
 	}
-	s.stats.netOutput.Add(n)
+	s.stats.netReplOut.Add(n)
 	if err == nil && n != size {
 		err = fmt.Errorf("RDB changed while sent: %d of %d bytes", n, size)
 	}

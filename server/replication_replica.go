@@ -237,6 +237,7 @@ func (s *Server) linkOnce(l *masterLink) error {
 	if err != nil {
 		return fmt.Errorf("Error condition on socket for SYNC: %s", errnoText(err))
 	}
+	nc = replInConn{nc, &s.stats.netReplIn}
 	l.wmu.Lock()
 	l.conn = nc
 	l.wmu.Unlock()
@@ -526,6 +527,19 @@ func syncReadError(err error) error {
 		return errors.New("Timeout receiving bulk data from MASTER... If the problem persists try to set the 'repl-timeout' parameter in redis.conf to a larger value.")
 	}
 	return fmt.Errorf("I/O error trying to sync with MASTER: %s", errnoText(err))
+}
+
+// replInConn counts what is read from the master:
+// total_net_repl_input_bytes (Redis's stat_net_repl_input_bytes).
+type replInConn struct {
+	net.Conn
+	n *atomic.Int64
+}
+
+func (c replInConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	c.n.Add(int64(n))
+	return n, err
 }
 
 // deadlineReader renews the connection's read deadline before each read:

@@ -153,6 +153,8 @@ type stats struct {
 	totalErrorReplies int64
 	netInput          atomic.Int64
 	netOutput         atomic.Int64
+	netReplIn         atomic.Int64
+	netReplOut        atomic.Int64
 	obufPeak          obufPeaks // client_recent_max_output_buffer (outbuf.go)
 	ibufPeak          obufPeaks // client_recent_max_input_buffer (clientsCron)
 	// total_reads_processed / total_writes_processed: the read and write
@@ -160,6 +162,7 @@ type stats struct {
 	totalReads, totalWrites atomic.Int64
 	// instantaneous_ops_per_sec and _kbps (instmetric.go)
 	instOps, instIn, instOut instMetric
+	instReplIn, instReplOut  instMetric
 	replyBufShrinks          int64 // replybuf.go
 	replyBufExpands          int64
 	errorCounts              map[string]int64
