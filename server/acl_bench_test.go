@@ -25,9 +25,9 @@ func BenchmarkExecSetACL(b *testing.B) {
 			defer s.mu.Unlock()
 			c.user = s.acl.def
 			if tc.rules != nil {
-				u := s.newACLUser("bench")
+				u := s.acl.rules.NewUser("bench")
 				for _, r := range tc.rules {
-					if e := s.aclSetUser(u, r); e != "" {
+					if e := s.acl.rules.Set(u, r); e != nil {
 						b.Fatal(e)
 					}
 				}

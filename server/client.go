@@ -9,6 +9,7 @@ import (
 
 	"github.com/tidwall/redcon"
 
+	"github.com/aofserver/aofserver/acl"
 	"github.com/aofserver/aofserver/aof"
 	"github.com/aofserver/aofserver/resp"
 )
@@ -61,7 +62,7 @@ type client struct {
 	authed bool
 	// user is the ACL user the client runs as; nil (the AOF, the master)
 	// may run anything.
-	user *aclUser
+	user *acl.User
 	resp int
 
 	out []byte // replies of the current batch (conn goroutine / under mu)

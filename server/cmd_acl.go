@@ -3,10 +3,12 @@ package server
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"strings"
+
+	"github.com/aofserver/aofserver/acl"
 )
 
-// The ACL command (the users and the ACL file are in acl.go), and ROLE
+// The ACL command (the users and the ACL file are in acl.go, their model in
+// package acl), and ROLE
 // for a master without replicas.
 
 func init() {
@@ -34,50 +36,6 @@ func init() {
 	)
 }
 
-// aclCategories are Redis 7.0's ACL categories in ACL CAT order.
-var aclCategories = []string{"keyspace", "read", "write", "set", "sortedset", "list", "hash", "string", "bitmap",
-	"hyperloglog", "geo", "stream", "pubsub", "admin", "fast", "slow", "blocking", "dangerous", "connection",
-	"transaction", "scripting"}
-
-// commandHasCategory reports whether cmd is in category cat (without "@"),
-// including the categories Redis derives from the flags
-// (setImplicitACLCategories).
-func commandHasCategory(cmd *command, cat string) bool {
-	if cmd.subs != nil {
-		// Containers are only @slow in Redis 7.0, COMMAND also @connection.
-		return cat == "slow" || (cat == "connection" && cmd.name == "command")
-	}
-	has := func(name string) bool {
-		for _, a := range cmd.acl {
-			if strings.EqualFold(strings.TrimPrefix(a, "@"), name) {
-				return true
-			}
-		}
-		return false
-	}
-	if has(cat) {
-		return true
-	}
-	f := cmd.flags
-	switch cat {
-	case "write":
-		return f&cmdWrite != 0
-	case "read":
-		return f&cmdReadonly != 0 && !has("scripting")
-	case "admin", "dangerous":
-		return f&cmdAdmin != 0
-	case "pubsub":
-		return f&cmdPubSub != 0
-	case "fast":
-		return f&cmdFast != 0
-	case "blocking":
-		return f&cmdBlocking != 0
-	case "slow":
-		return f&cmdFast == 0 && !has("fast")
-	}
-	return false
-}
-
 // aclSubcommandArityError is the reply of ACL subcommands called with the
 // wrong arguments (Redis checks those by hand).
 func aclSubcommandArityError(c *client, sub []byte) {
@@ -87,8 +45,8 @@ func aclSubcommandArityError(c *client, sub []byte) {
 func aclCatCommand(c *client, argv [][]byte) {
 	s := c.srv
 	if len(argv) == 2 {
-		c.arrayLen(len(aclCategories))
-		for _, cat := range aclCategories {
+		c.arrayLen(len(acl.Categories))
+		for _, cat := range acl.Categories {
 			c.bulkString(cat)
 		}
 		return
@@ -97,27 +55,11 @@ func aclCatCommand(c *client, argv [][]byte) {
 		aclSubcommandArityError(c, argv[1])
 		return
 	}
-	cat := strings.ToLower(string(argv[2]))
-	known := false
-	for _, k := range aclCategories {
-		known = known || k == cat
-	}
-	if !known {
+	if !acl.IsCategory(string(argv[2])) {
 		c.err("ERR Unknown category '" + string(argv[2]) + "'")
 		return
 	}
-	var out []string
-	for _, n := range s.commands.sortedNames() {
-		cmd := s.commands[n]
-		if commandHasCategory(cmd, cat) {
-			out = append(out, cmd.fullName())
-		}
-		for _, sub := range cmd.subs {
-			if commandHasCategory(sub, cat) {
-				out = append(out, sub.fullName())
-			}
-		}
-	}
+	out := s.acl.rules.Commands().CategoryMembers(string(argv[2]))
 	c.arrayLen(len(out))
 	for _, n := range out {
 		c.bulkString(n)
@@ -222,14 +164,14 @@ func aclWhoamiCommand(c *client, argv [][]byte) {
 		c.nullBulk()
 		return
 	}
-	c.bulkString(c.user.name)
+	c.bulkString(c.user.Name)
 }
 
 func aclUsersCommand(c *client, argv [][]byte) {
 	users := c.srv.sortedUsers()
 	c.arrayLen(len(users))
 	for _, u := range users {
-		c.bulkString(u.name)
+		c.bulkString(u.Name)
 	}
 }
 
@@ -238,35 +180,19 @@ func aclListCommand(c *client, argv [][]byte) {
 	users := s.sortedUsers()
 	c.arrayLen(len(users))
 	for _, u := range users {
-		c.bulkString("user " + u.name + " " + s.describeUser(u))
+		c.bulkString("user " + u.Name + " " + s.acl.rules.Describe(u))
 	}
 }
 
 // aclSelectorReply is aclAddReplySelectorDescription: commands, keys and
 // channels of one selector.
-func aclSelectorReply(c *client, sel *aclSelector) {
+func aclSelectorReply(c *client, sel *acl.Selector) {
 	c.bulkString("commands")
-	c.bulkString(c.srv.describeCommands(sel))
+	c.bulkString(c.srv.acl.rules.DescribeCommands(sel))
 	c.bulkString("keys")
-	if sel.flags&selAllKeys != 0 {
-		c.bulkString("~*")
-	} else {
-		parts := make([]string, len(sel.keys))
-		for i, p := range sel.keys {
-			parts[i] = p.String()
-		}
-		c.bulkString(strings.Join(parts, " "))
-	}
+	c.bulkString(sel.Keys())
 	c.bulkString("channels")
-	if sel.flags&selAllChannels != 0 {
-		c.bulkString("&*")
-	} else {
-		parts := make([]string, len(sel.channels))
-		for i, ch := range sel.channels {
-			parts[i] = "&" + ch
-		}
-		c.bulkString(strings.Join(parts, " "))
-	}
+	c.bulkString(sel.Channels())
 }
 
 func aclGetuserCommand(c *client, argv [][]byte) {
@@ -277,25 +203,21 @@ func aclGetuserCommand(c *client, argv [][]byte) {
 	}
 	c.mapLen(6)
 	c.bulkString("flags")
-	var flags []string
-	for _, f := range aclUserFlags {
-		if u.flags&f.flag != 0 {
-			flags = append(flags, f.name)
-		}
-	}
+	flags := u.FlagNames()
 	c.setLen(len(flags))
 	for _, f := range flags {
 		c.bulkString(f)
 	}
 	c.bulkString("passwords")
-	c.arrayLen(len(u.passwords))
-	for _, p := range u.passwords {
+	c.arrayLen(len(u.Passwords()))
+	for _, p := range u.Passwords() {
 		c.bulkString(p)
 	}
-	aclSelectorReply(c, u.root())
+	sels := u.Selectors()
+	aclSelectorReply(c, sels[0])
 	c.bulkString("selectors")
-	c.arrayLen(len(u.selectors) - 1)
-	for _, sel := range u.selectors[1:] {
+	c.arrayLen(len(sels) - 1)
+	for _, sel := range sels[1:] {
 		c.mapLen(3)
 		aclSelectorReply(c, sel)
 	}
@@ -312,7 +234,7 @@ func aclDeluserCommand(c *client, argv [][]byte) {
 	deleted := 0
 	for _, name := range argv[2:] {
 		if u := s.acl.users[string(name)]; u != nil {
-			delete(s.acl.users, u.name)
+			delete(s.acl.users, u.Name)
 			s.killUserClients(u, c)
 			deleted++
 		}
@@ -398,7 +320,7 @@ func aclSetuserCommand(c *client, argv [][]byte) {
 		c.redactArg(argv, i)
 	}
 	name := string(argv[2])
-	if aclHasSpaces(name) {
+	if acl.HasSpaces(name) {
 		c.err("ERR Usernames can't contain spaces or null characters")
 		return
 	}
@@ -406,30 +328,30 @@ func aclSetuserCommand(c *client, argv [][]byte) {
 	for _, a := range argv[3:] {
 		rules = append(rules, string(a))
 	}
-	ops, bad := aclMergeSelectorArgs(rules)
+	ops, bad := acl.MergeSelectorArgs(rules)
 	if bad >= 0 {
 		c.err("ERR Unmatched parenthesis in acl selector starting at '" + string(argv[3+bad]) + "'.")
 		return
 	}
 	// the rules are staged on a copy: all of them apply, or none
-	tmp := s.newACLUser(name)
+	tmp := s.acl.rules.NewUser(name)
 	u := s.acl.users[name]
 	if u != nil {
-		tmp.copyFrom(u)
+		tmp.CopyFrom(u)
 	}
 	for _, op := range ops {
-		if e := s.aclSetUser(tmp, op); e != "" {
-			c.err("ERR Error in ACL SETUSER modifier '" + op + "': " + string(e))
+		if e := s.acl.rules.Set(tmp, op); e != nil {
+			c.err("ERR Error in ACL SETUSER modifier '" + op + "': " + e.Error())
 			return
 		}
 	}
 	if u != nil {
 		s.killPubsubClientsIfNeeded(tmp, u, c)
 	} else {
-		u = &aclUser{name: name}
+		u = &acl.User{Name: name}
 		s.acl.users[name] = u
 	}
-	u.copyFrom(tmp)
+	u.CopyFrom(tmp)
 	if u == s.acl.def {
 		s.aclDefaultChanged()
 	}

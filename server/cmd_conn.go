@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/aofserver/aofserver/acl"
 )
 
 func init() {
@@ -109,7 +111,7 @@ func authCommand(c *client, argv [][]byte) {
 	c.redactArg(argv, 1)
 	user, pass := []byte("default"), argv[1]
 	if len(argv) == 2 {
-		if s.acl.def.flags&userNopass != 0 {
+		if s.acl.def.NoPass() {
 			c.err("ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?")
 			return
 		}
@@ -313,7 +315,7 @@ func (c *client) infoLineOmem(viewer *client, omem int64) string {
 	multiMem := c.multiMem()
 	user := "(superuser)"
 	if c.user != nil {
-		user = c.user.name
+		user = c.user.Name
 	}
 	events := "r"
 	if omem > 0 {
@@ -408,7 +410,7 @@ func clientKillCommand(c *client, argv [][]byte) {
 	var id int64 = -1
 	addr, laddr, typ := "", "", ""
 	skipme := true
-	var user *aclUser
+	var user *acl.User
 	for i := 2; i < len(argv); i += 2 {
 		v := argv[i+1]
 		switch {

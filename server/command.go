@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/aofserver/aofserver/acl"
 	"github.com/aofserver/aofserver/cmdmeta"
 	"github.com/aofserver/aofserver/hdrhist"
 	"github.com/aofserver/aofserver/rstring"
@@ -70,10 +71,9 @@ type command struct {
 	// meta is Redis 7.0.15's metadata of the command (COMMAND INFO and
 	// DOCS); the fields above are set from it by applyRedisMeta.
 	meta *cmdmeta.Meta
-	// aclID is the command's bit in ACL selectors, aclCats its categories
-	// (bits in aclCategories order); set by assignACLIDs.
-	aclID   int
-	aclCats uint32
+	// aclCmd is the command as the ACL rules know it; set by
+	// assignACLCommands.
+	aclCmd *acl.Command
 
 	// statistics (executor-owned)
 	calls, usec, rejected, failed int64
@@ -117,7 +117,7 @@ func register(cmds ...*command) {
 // clone copies the table: each server keeps statistics of its own (tests
 // run several servers in one process).
 func (t commandTable) clone() commandTable {
-	builtinMetaOnce.Do(func() { applyRedisMeta(builtin); assignACLIDs(builtin) })
+	builtinMetaOnce.Do(initBuiltin)
 	out := make(commandTable, len(t))
 	for name, c := range t {
 		cc := *c
@@ -245,7 +245,18 @@ func lowerInto(dst, b []byte) []byte {
 	return dst
 }
 
-var builtinMetaOnce sync.Once
+var (
+	builtinMetaOnce sync.Once
+	// builtinACLCommands is the builtin table numbered for the ACL.
+	builtinACLCommands *acl.Commands
+)
+
+// initBuiltin completes the builtin table once every file's init has
+// registered its commands.
+func initBuiltin() {
+	applyRedisMeta(builtin)
+	builtinACLCommands = assignACLCommands(builtin)
+}
 
 // applyRedisMeta attaches Redis's metadata to each registered command and
 // makes what dispatch uses (arity, flags, key range, ACL categories) the

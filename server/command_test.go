@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aofserver/aofserver/acl"
 	"github.com/aofserver/aofserver/cmdmeta"
 	"github.com/aofserver/aofserver/internal/testsrv"
 )
@@ -143,7 +144,7 @@ func TestDiffCommandMetadata(t *testing.T) {
 				same(strings.Join(args, " "), oc.do(args...), rc.do(args...))
 			}
 			filters := [][]string{{"PATTERN", "*"}, {"PATTERN", "config*"}, {"PATTERN", "*|*"}, {"PATTERN", "X[A-Z]*"}}
-			for _, cat := range aclCategories {
+			for _, cat := range acl.Categories {
 				filters = append(filters, []string{"ACLCAT", cat}, []string{"ACLCAT", strings.ToUpper(cat)})
 			}
 			for _, f := range filters {

@@ -19,7 +19,7 @@ const maxBatch = 128
 func (s *Server) serveConn(nc net.Conn) {
 	// Configuration can change under CONFIG SET: read it under the executor.
 	s.mu.Lock()
-	keepalive, protected := s.cfg.TCPKeepalive, s.cfg.ProtectedMode && s.acl.def.flags&userNopass != 0
+	keepalive, protected := s.cfg.TCPKeepalive, s.cfg.ProtectedMode && s.acl.def.NoPass()
 	maxBulk, maxQuery := s.cfg.ProtoMaxBulkLen, s.cfg.ClientQueryBufferLimit
 	s.mu.Unlock()
 	if tc, ok := nc.(*net.TCPConn); ok {

@@ -3,6 +3,8 @@ package server
 import (
 	"strings"
 	"testing"
+
+	"github.com/aofserver/aofserver/acl"
 )
 
 func aclDiffCmds() [][]string {
@@ -67,7 +69,7 @@ func TestDiffACLCatMembers(t *testing.T) {
 	}
 	ours := parse(oc.do("COMMAND", "LIST"))
 	theirs := parse(rc.do("COMMAND", "LIST"))
-	for _, cat := range aclCategories {
+	for _, cat := range acl.Categories {
 		got, want := parse(oc.do("ACL", "CAT", cat)), parse(rc.do("ACL", "CAT", cat))
 		for n := range want {
 			if ours[n] && !got[n] {

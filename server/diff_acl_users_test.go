@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/aofserver/aofserver/acl"
 )
 
 // Ports of tests/unit/acl.tcl's single-server cases, compared with
@@ -318,7 +320,7 @@ func TestDiffACLDescribeCommands(t *testing.T) {
 		cmd("ACL", "DRYRUN", "scripter", "FCALL_RO", "", "0"),
 		cmd("ACL", "CAT", "NON_EXISTS"), cmd("ACL", "CAT", "NON_EXISTS", "NON_EXISTS2"),
 	}
-	for _, cat := range aclCategories {
+	for _, cat := range acl.Categories {
 		steps = append(steps,
 			cmd("ACL", "SETUSER", "additive", "reset", "+@all", "-@"+cat), getCmds("additive"),
 			cmd("ACL", "SETUSER", "restrictive", "reset", "-@all", "+@"+cat), getCmds("restrictive"))

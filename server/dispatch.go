@@ -54,7 +54,7 @@ func (s *Server) processCommand(c *client, argv [][]byte) {
 	}
 	// ACL: a user allowed everything (the default one, usually) costs
 	// one flag test.
-	if u := c.user; u != nil && !u.open {
+	if u := c.user; u != nil && !u.Open() {
 		if res, pos := s.aclCheck(u, cmd, argv); res != aclOK {
 			ctx := aclCtxToplevel
 			if c.flags&flagMulti != 0 {

@@ -253,7 +253,7 @@ func (run *scriptRun) answer(s *Server, c *client, argv [][]byte, locked bool) b
 	}
 	// processCommand's ACL check comes before BUSY too; it reads the
 	// users, which wants the executor
-	if u := c.user; u != nil && !u.open {
+	if u := c.user; u != nil && !u.Open() {
 		if !locked {
 			return false
 		}

@@ -704,7 +704,7 @@ func (e *luaEngine) redisCall(L *lua.LState, raise bool) int {
 		return reject("This Redis command is not allowed from script")
 	}
 	// scriptVerifyACL: the commands run as the caller's user
-	if u := e.fake.user; u != nil && !u.open {
+	if u := e.fake.user; u != nil && !u.Open() {
 		if res, pos := s.aclCheck(u, cmd, argv); res != aclOK {
 			s.aclLogDenial(u, e.caller, res, aclCtxLua, cmd, argv, pos)
 			return reject(aclScriptDenial(res))

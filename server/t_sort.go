@@ -105,7 +105,7 @@ func sortGeneric(c *client, argv [][]byte, readonly bool) {
 	var gets [][]byte
 	// BY and GET patterns name keys the ACL check did not see: they need
 	// unrestricted read access (ACLUserCheckCmdWithUnrestrictedKeyAccess)
-	fullKeys := c.user == nil || c.user.open || s.aclFullKeyAccess(c.user, argv)
+	fullKeys := c.user == nil || c.user.Open() || s.aclFullKeyAccess(c.user, argv)
 	for j := 2; j < len(argv); j++ {
 		left := len(argv) - j - 1
 		a := argv[j]
