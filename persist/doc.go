@@ -1,8 +1,12 @@
-// Package persist runs the background persistence jobs as Redis does with
-// its one forked child: BGSAVE, BGREWRITEAOF (with the AOF on or off) and
-// the rewrite that turns the AOF on.
+// Package persist runs a server's saves and rewrites as Redis does with
+// its one forked child: SAVE, BGSAVE, BGREWRITEAOF (with the AOF on or
+// off), the rewrite that turns the AOF on, and the cron's save points and
+// automatic rewrite.
 //
 // It owns:
+//   - the orchestration and its record (Persister): dump.rdb written at
+//     once or in the background, the AOF rewrite jobs, their outcomes,
+//     failure counts and back-off, and what LASTSAVE and INFO report;
 //   - the job slot and each job's lifecycle (Jobs, Job): start, reap,
 //     install or discard the file, kill, and INFO's fork counters;
 //   - the child process (a fresh exec of the binary run with ChildFlag,
@@ -10,13 +14,13 @@
 //     the byte pipe that feeds it (Pipe, Stage, Batch);
 //   - the AOF base in Redis's RESP rewrite format (RESPBase).
 //
-// It does not own the keyspace: a job's bytes come from a Snapshot, the
-// point-in-time walk that the server implements (the walk and its mark
-// bits stay with the dataset). It does not own the AOF's files and
-// manifest (package aof), the formats (rdb, manifest), or any direct
-// file operation: every write goes through an fsx.FS. Lines are logged
-// through Log, in Redis's words.
+// It does not own the keyspace: the bytes come from the server through
+// Keyspace (a point-in-time Snapshot walk, or the whole dataset at once;
+// the walk and its mark bits stay with the dataset), nor the loading of
+// the files into it. The AOF's files and manifest are package aof's, the
+// formats rdb's and manifest's, and every file operation goes through an
+// fsx.FS. Lines are logged through Log, in Redis's words.
 //
-// Locking: Jobs' methods run under the executor's lock given to Init, as
-// Redis's run on its main thread; the reaper takes it to record an end.
+// Locking: everything runs under the executor's lock given in Env, as
+// Redis's main thread; a job's reaper takes it to record the end.
 package persist

@@ -222,7 +222,7 @@ func debugReload(c *client, argv [][]byte) {
 		}
 	}
 	if save {
-		if err := s.rdbSaveSync(); err != nil {
+		if err := s.persist.SaveRDB(); err != nil {
 			c.err("ERR")
 			return
 		}

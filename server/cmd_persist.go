@@ -35,7 +35,7 @@ func saveCommand(c *client, argv [][]byte) {
 		c.err("ERR Background save already in progress")
 		return
 	}
-	if err := s.rdbSaveSync(); err != nil {
+	if err := s.persist.SaveRDB(); err != nil {
 		c.err("ERR")
 		return
 	}
@@ -58,13 +58,13 @@ func bgsaveCommand(c *client, argv [][]byte) {
 		c.err("ERR Background save already in progress")
 	case s.childActive() || c.flags&flagMulti != 0 || s.execDepth > 1:
 		if schedule || c.flags&flagMulti != 0 || s.execDepth > 1 {
-			s.persist.bgsaveScheduled = true
+			s.persist.BgsaveScheduled = true
 			c.status("Background saving scheduled")
 		} else {
 			c.err("ERR Another child process is active (AOF?): can't BGSAVE right now. Use BGSAVE SCHEDULE in order to schedule a BGSAVE whenever possible.")
 		}
 	default:
-		if err := s.bgsave(); err != nil {
+		if _, err := s.persist.BGSAVE(); err != nil {
 			c.err("ERR " + err.Error())
 			return
 		}
@@ -78,11 +78,11 @@ func bgrewriteaofCommand(c *client, argv [][]byte) {
 	case s.aofJob() != nil:
 		c.err("ERR Background append only file rewriting already in progress")
 	case s.childActive() || c.flags&flagMulti != 0 || s.execDepth > 1:
-		s.persist.rewriteScheduled = true
-		s.persist.rewriteFailures = 0
+		s.persist.RewriteScheduled = true
+		s.persist.RewriteFailures = 0
 		c.status("Background append only file rewriting scheduled")
 	default:
-		if err := s.rewriteBackground(); err != nil {
+		if err := s.persist.RewriteBackground(); err != nil {
 			c.err("ERR Can't execute an AOF background rewriting. Please check the server logs for more information.")
 			return
 		}
@@ -90,7 +90,7 @@ func bgrewriteaofCommand(c *client, argv [][]byte) {
 	}
 }
 
-func lastsaveCommand(c *client, argv [][]byte) { c.integer(c.srv.persist.lastSave.Unix()) }
+func lastsaveCommand(c *client, argv [][]byte) { c.integer(c.srv.persist.LastSave.Unix()) }
 
 func configGetCommand(c *client, argv [][]byte) {
 	pats := make([]string, 0, len(argv)-2)
@@ -237,7 +237,7 @@ func (s *Server) resetStats() {
 			sub.calls, sub.usec, sub.rejected, sub.failed = 0, 0, 0, 0
 		}
 	}
-	s.persist.jobs.LatestForkUsec.Store(0)
+	s.persist.Jobs.LatestForkUsec.Store(0)
 	s.resetLatencyHistograms()
 }
 

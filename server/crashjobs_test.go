@@ -133,7 +133,7 @@ func (cj *crashJobs) start(c *fsx.CrashFS, out *jobsOutcome, aofOn bool) (*Serve
 		return nil, nil, err
 	}
 	s.testFS = c
-	s.persist.jobs.InProc = true
+	s.persist.Jobs.InProc = true
 	s.exitFn = func(int) {
 		if out == nil {
 			return

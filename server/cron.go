@@ -62,7 +62,7 @@ func (s *Server) cronLoop() {
 				db.keys.RehashStep(100)
 				db.expires.RehashStep(100)
 			}
-			s.persistCron()
+			s.persist.Cron(time.Now())
 			if cronTick%int64(hz) == 0 { // run_with_period(1000)
 				s.migrate.closeTimedOut(now)
 			}

@@ -202,7 +202,7 @@ func pubsubAllowed(cmd *command) bool {
 
 // writeRefusal returns the MISCONF error that refuses writes, if any.
 func (s *Server) writeRefusal() string {
-	if s.cfg.StopWritesOnBGSaveError && s.persist.saveParamsSet(s.cfg) && !s.persist.lastBgsaveOK {
+	if s.cfg.StopWritesOnBGSaveError && len(s.cfg.Save) > 0 && !s.persist.LastBgsaveOK {
 		return "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to disk. Commands that may modify the data set are disabled, because this instance is configured to report errors during writes if RDB snapshotting fails (stop-writes-on-bgsave-error option). Please check the Redis logs for details about the RDB error."
 	}
 	if s.aof != nil {

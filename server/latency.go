@@ -578,7 +578,7 @@ func (s *Server) latencyReport() string {
 // forkRate is Redis's stat_fork_rate: used memory copied per second of the
 // last child start, in GB/s (+Inf before any, as Redis's division by 0).
 func (s *Server) forkRate() float64 {
-	usec := s.persist.jobs.LatestForkUsec.Load()
+	usec := s.persist.Jobs.LatestForkUsec.Load()
 	if usec == 0 {
 		return math.Inf(1)
 	}

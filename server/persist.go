@@ -7,37 +7,21 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 	"unsafe"
 
 	"github.com/aofserver/aofserver/aof"
-	"github.com/aofserver/aofserver/config"
 	"github.com/aofserver/aofserver/fsx"
 	"github.com/aofserver/aofserver/persist"
 	"github.com/aofserver/aofserver/rdb"
 	"github.com/aofserver/aofserver/rstring"
 )
 
+// persistState is the server's side of persistence: the saves and
+// rewrites (persist.Persister), and the loading figures INFO reports.
 type persistState struct {
-	lastSave        time.Time
-	lastBgsaveOK    bool
-	lastBgsaveTime  int64        // seconds, -1 none
-	jobs            persist.Jobs // the background job slot, as Redis's one child
-	rdbSaves        int64
-	bgsaveScheduled bool
-	dirtyAtSave     int64
-	lastSaveTry     time.Time
-
-	rewriteScheduled    bool
-	rewrites            int64
-	rewriteFailures     int64
-	lastRewriteOK       bool
-	lastRewriteTime     int64
-	rewriteLimit        rewriteLimit
-	rdbLastCOW          int64 // bytes the last successful BGSAVE copied on write
-	aofLastCOW          int64 // and the last successful rewrite
+	persist.Persister
 	loadRDBUsedMem      int64 // the used-mem aux field of the RDB being loaded
 	loadKeysLoaded      int64
 	loadKeysExpired     int64
@@ -47,17 +31,32 @@ type persistState struct {
 	runID string
 }
 
-// initPersist readies the persistence state, the job slot included.
+// initPersist readies the persistence state.
 func (s *Server) initPersist() {
 	p := &s.persist
-	p.jobs.Init(&s.mu, persistLog{s}, s.fsys, func(d time.Duration) {
-		s.latency.maybeAdd("fork", d, s.cfg.LatencyMonitorThreshold)
+	p.Init(persist.Env{
+		Lock:       &s.mu,
+		Keyspace:   persistKeyspace{s},
+		Config:     s.cfg,
+		FS:         s.fsys,
+		Log:        persistLog{s},
+		AOF:        func() *aof.AOF { return s.aof },
+		AOFOptions: s.aofOptions,
+		// A diskless transfer is a snapshot in progress: a second one
+		// would have to finish its walk first, a pause that grows with
+		// the dataset.
+		OtherSnapshot: func() bool { return s.repl.diskless != nil },
+		Latency: func(event string, d time.Duration) {
+			// A fork is timed under mu, where the configured threshold
+			// can be read; the unlink of a temp file off it, against
+			// the monitor's copy of the threshold.
+			if event == "fork" {
+				s.latency.maybeAdd(event, d, s.cfg.LatencyMonitorThreshold)
+				return
+			}
+			s.latency.observe(event, d)
+		},
 	})
-	p.lastSave = time.Now()
-	p.lastBgsaveOK = true
-	p.lastBgsaveTime = -1
-	p.lastRewriteOK = true
-	p.lastRewriteTime = -1
 	b := make([]byte, 20)
 	f, err := os.Open("/dev/urandom")
 	if err == nil {
@@ -67,11 +66,9 @@ func (s *Server) initPersist() {
 	p.runID = fmt.Sprintf("%x", b)
 }
 
-func (p *persistState) saveParamsSet(cfg *config.Config) bool { return len(cfg.Save) > 0 }
-
 func (s *Server) runID() string { return s.persist.runID }
 
-func (s *Server) dumpPath() string { return absPath(s.cfg.Dir, s.cfg.DBFilename) }
+func (s *Server) dumpPath() string { return s.persist.DumpPath() }
 
 // ---------------------------------------------------------------- loading
 
@@ -399,273 +396,6 @@ func (s *Server) loadDumpRDB() error {
 	return nil
 }
 
-// ------------------------------------------------------------------ saving
-
-// rdbSaveSync writes dump.rdb synchronously (SAVE, SHUTDOWN, FLUSHALL), as
-// Redis's rdbSave: temp-<pid>.rdb is written, fsynced and renamed over
-// dump.rdb, then the directory is fsynced (fsx.ReplaceFile). Each failure
-// logs Redis's line for its step and fails the save.
-func (s *Server) rdbSaveSync() error {
-	s.persist.rdbSaves++
-	path := s.dumpPath()
-	tmp := absPath(s.cfg.Dir, fmt.Sprintf("temp-%d.rdb", os.Getpid()))
-	err := fsx.ReplaceFile(s.fsys(), path, tmp, func(w io.Writer) error {
-		bw := bufio.NewWriterSize(w, 1<<20)
-		enc := rdb.NewEncoder(bw, rdb.EncoderOptions{Compression: s.cfg.RDBCompression, Checksum: s.cfg.RDBChecksum, Limits: s.rdbLimits()})
-		if err := s.encodeAll(enc, false); err != nil {
-			return err
-		}
-		return bw.Flush()
-	})
-	if err != nil {
-		cause := errors.Unwrap(err)
-		switch step, _ := fsx.FailedStep(err); step {
-		case fsx.StepCreate:
-			s.log.Warn().Msgf("Failed opening the temp RDB file %s (in server root dir %s) for saving: %v", filepath.Base(tmp), s.cfg.Dir, cause)
-		case fsx.StepRename:
-			s.log.Warn().Msgf("Error moving temp DB file %s on the final destination %s (in server root dir %s): %s",
-				filepath.Base(tmp), s.cfg.DBFilename, s.cfg.Dir, errnoText(cause))
-		default:
-			// Redis 7.0.15's rdbSave has no directory fsync; its
-			// later versions fail the save when it fails, as here.
-			s.log.Warn().Msgf("Write error saving DB on disk: %s", errnoText(cause))
-		}
-		return err
-	}
-	s.log.Info().Msg("DB saved on disk")
-	s.persist.dirtyAtSave = s.dirty
-	s.dirty = 0
-	s.persist.lastSave = time.Now()
-	s.persist.lastBgsaveOK = true
-	return nil
-}
-
-// bgsave starts a background save (under mu), as Redis's
-// rdbSaveBackground: the child writes a temp file that becomes dump.rdb
-// once it exited cleanly.
-func (s *Server) bgsave() error {
-	if s.childActive() {
-		return errors.New("child active")
-	}
-	sn := s.startSnapshot(false)
-	s.persist.rdbSaves++
-	dirtyAtStart := s.dirty
-	j := &persist.Job{Kind: persist.KindRDB, Snap: sn}
-	// The child writes temp-<its pid>.rdb, as Redis's.
-	j.Install = func() error {
-		if err := s.fsys().Rename(j.Path(), s.dumpPath()); err != nil {
-			return err
-		}
-		return s.fsys().SyncDir(filepath.Dir(s.dumpPath()))
-	}
-	j.Discard = func() {
-		t0 := monoNow()
-		s.fsys().Remove(j.Path())
-		s.latency.observe("rdb-unlink-temp-file", time.Duration(monoNow()-t0))
-	}
-	j.Done = func(o persist.Outcome) {
-		p := &s.persist
-		p.lastBgsaveTime = int64(time.Since(j.Start()).Seconds())
-		// backgroundSaveDoneHandlerDisk's three cases, word for word.
-		switch {
-		case o.OK():
-			s.log.Info().Msg("Background saving terminated with success")
-			p.rdbLastCOW = sn.cowBytes
-			s.dirty -= dirtyAtStart
-			if s.dirty < 0 {
-				s.dirty = 0
-			}
-			p.lastSave = time.Now()
-			p.lastBgsaveOK = true
-		case o.Signal != 0:
-			s.log.Warn().Msgf("Background saving terminated by signal %d", o.Signal)
-			if !o.KilledOnPurpose() {
-				p.lastBgsaveOK = false
-			}
-		default:
-			if o.InstallFailed {
-				s.log.Warn().Msgf("Error moving temp DB file on the final destination: %v", o.Err)
-			}
-			s.log.Warn().Msg("Background saving error")
-			p.lastBgsaveOK = false
-		}
-	}
-	if err := s.persist.jobs.Start(j, absPath(s.cfg.Dir, "temp-"+persist.PidPlaceholder+".rdb"), "", "Background saving started"); err != nil {
-		s.persist.lastBgsaveOK = false
-		s.log.Warn().Msgf("Can't save in background: fork: %s", errnoText(err))
-		return err
-	}
-	return nil
-}
-
-// -------------------------------------------------------------- rewriting
-
-// rewriteBackground starts BGREWRITEAOF as Redis's
-// rewriteAppendOnlyFileBackground: with the AOF on (or being turned on) a
-// new incr file starts at this instant; with it off the base becomes the
-// manifest's only file.
-func (s *Server) rewriteBackground() error {
-	if s.aof == nil {
-		return s.startRewriteOffline()
-	}
-	return s.startRewrite()
-}
-
-// startRewrite begins BGREWRITEAOF with the AOF on (under mu).
-func (s *Server) startRewrite() error {
-	if s.childActive() {
-		return errors.New("child active")
-	}
-	if s.aof == nil {
-		return errors.New("AOF is off")
-	}
-	// The switch point and the snapshot instant are the same hold of mu:
-	// everything fed before goes to the old incr and is in the base,
-	// everything after goes to the new incr.
-	rw, err := s.aof.StartRewrite(os.Getpid())
-	if err != nil {
-		// StartRewrite logged Redis's line (openNewIncrAofForAppend's).
-		s.persist.lastRewriteOK = false
-		return err
-	}
-	sn := s.startSnapshot(true)
-	s.persist.rewrites++
-	a := s.aof
-	j := &persist.Job{Kind: persist.KindAOF, Snap: sn}
-	j.Install = func() error {
-		s.log.Info().Msg("Background AOF rewrite terminated with success")
-		return rw.Install(s.cfg.AOFUseRDBPreamble)
-	}
-	j.Discard = func() { rw.Abort(persist.ErrSnapshotAborted) }
-	j.Started = rw.SetChildPid
-	j.Done = func(o persist.Outcome) {
-		if s.aof == a {
-			a.SetChildActive(false)
-		}
-		waiting := s.aof == a && a.Waiting()
-		s.rewriteDone(j, o, waiting)
-	}
-	tmp := filepath.Join(s.cfg.Dir, "temp-rewriteaof-"+persist.PidPlaceholder+".aof")
-	if err := s.persist.jobs.Start(j, tmp, rw.TempBaseTemplate(persist.PidPlaceholder), "Background append only file rewriting started"); err != nil {
-		rw.Abort(err)
-		s.persist.lastRewriteOK = false
-		s.log.Warn().Msgf("Can't rewrite append only file in background: fork: %s", errnoText(err))
-		return err
-	}
-	s.persist.rewriteScheduled = false
-	a.SetChildActive(true)
-	return nil
-}
-
-// rewriteDone records a rewrite's outcome, as Redis's
-// backgroundRewriteDoneHandler (under mu). waiting: the AOF being turned on
-// still has no base, so another rewrite is scheduled.
-func (s *Server) rewriteDone(j *persist.Job, o persist.Outcome, waiting bool) {
-	p := &s.persist
-	p.lastRewriteTime = int64(time.Since(j.Start()).Seconds())
-	switch {
-	case o.OK():
-		p.lastRewriteOK = true
-		p.rewriteFailures = 0
-		p.aofLastCOW = j.Snap.Status().COWBytes
-		s.log.Info().Msg("Background AOF rewrite finished successfully")
-	case o.InstallFailed:
-		// The install logged what failed (the rename or the manifest).
-		p.lastRewriteOK = false
-		p.rewriteFailures++
-	case o.Signal != 0:
-		if !o.KilledOnPurpose() {
-			p.lastRewriteOK = false
-			p.rewriteFailures++
-		}
-		s.log.Warn().Msgf("Background AOF rewrite terminated by signal %d", o.Signal)
-	default:
-		p.lastRewriteOK = false
-		p.rewriteFailures++
-		s.log.Warn().Msg("Background AOF rewrite terminated with error")
-	}
-	if !o.OK() && waiting {
-		// The AOF being turned on has no base yet (Redis's
-		// AOF_WAIT_REWRITE): try again.
-		p.rewriteScheduled = true
-	}
-}
-
-// rewriteLimit is Redis's aofRewriteLimited: after 3 consecutive failed
-// rewrites, automatic and scheduled ones wait 1, 2, 4 ... 60 minutes
-// between tries; BGREWRITEAOF itself is never held back.
-type rewriteLimit struct {
-	delayMinutes int
-	next         time.Time
-}
-
-// limited reports whether a rewrite must wait now (under mu).
-func (s *Server) rewriteLimited(now time.Time) bool {
-	l := &s.persist.rewriteLimit
-	if s.persist.rewriteFailures < 3 {
-		*l = rewriteLimit{}
-		return false
-	}
-	if !l.next.IsZero() {
-		if now.Before(l.next) {
-			return true
-		}
-		l.next = time.Time{}
-		return false
-	}
-	if l.delayMinutes == 0 {
-		l.delayMinutes = 1
-	} else {
-		l.delayMinutes = min(l.delayMinutes*2, 60)
-	}
-	l.next = now.Add(time.Duration(l.delayMinutes) * time.Minute)
-	s.log.Warn().Msgf("Background AOF rewrite has repeatedly failed and triggered the limit, will retry in %d minutes", l.delayMinutes)
-	return true
-}
-
-// persistCron: scheduled BGREWRITEAOF/BGSAVE, save points and the
-// automatic rewrite, in the order of Redis's serverCron.
-func (s *Server) persistCron() {
-	p := &s.persist
-	if s.childActive() {
-		return
-	}
-	now := time.Now()
-	if p.rewriteScheduled && !s.rewriteLimited(now) {
-		s.rewriteBackground()
-		return
-	}
-	for _, sp := range s.cfg.Save {
-		if s.dirty >= sp.Changes && now.Sub(p.lastSave) > time.Duration(sp.Seconds)*time.Second &&
-			(p.lastBgsaveOK || now.Sub(p.lastSaveTry) > 5*time.Second) {
-			s.log.Info().Msgf("%d changes in %d seconds. Saving...", sp.Changes, sp.Seconds)
-			p.lastSaveTry = now
-			s.bgsave()
-			return
-		}
-	}
-	if s.aof != nil && !s.aof.Waiting() && s.cfg.AutoAOFRewritePercentage > 0 {
-		st := s.aof.Stats()
-		base := st.BaseSize
-		if base < 1 {
-			base = 1
-		}
-		if st.CurrentSize > s.cfg.AutoAOFRewriteMinSize {
-			growth := st.CurrentSize*100/base - 100
-			if growth >= int64(s.cfg.AutoAOFRewritePercentage) && !s.rewriteLimited(now) {
-				s.log.Info().Msgf("Starting automatic rewriting of AOF on %d%% growth", growth)
-				s.startRewrite()
-				return
-			}
-		}
-	}
-	if p.bgsaveScheduled {
-		// Redis runs a scheduled BGSAVE last, when nothing else started.
-		p.bgsaveScheduled = false
-		s.bgsave()
-	}
-}
-
 func (s *Server) aofBufferLength() int64 {
 	if s.aof == nil {
 		return 0
@@ -697,7 +427,7 @@ func (s *Server) infoPersistence(f func(k string, v any)) {
 	// all 0 when none runs, as after Redis's resetChildState.
 	perc := "0.00"
 	var processed, total, cow, cowAge int64
-	if j := p.jobs.Running(); j != nil {
+	if j := p.Jobs.Running(); j != nil {
 		st := j.Snap.Status()
 		processed, total, cow = st.Keys, st.Total, st.COWBytes
 		if total > 0 {
@@ -715,23 +445,23 @@ func (s *Server) infoPersistence(f func(k string, v any)) {
 	f("current_save_keys_total", total)
 	f("rdb_changes_since_last_save", s.dirty)
 	f("rdb_bgsave_in_progress", b2i(s.rdbJob() != nil || s.repl.diskless != nil)) // a diskless transfer is one, as Redis's socket-target child
-	f("rdb_last_save_time", p.lastSave.Unix())
-	f("rdb_last_bgsave_status", okErr(p.lastBgsaveOK))
-	f("rdb_last_bgsave_time_sec", p.lastBgsaveTime)
+	f("rdb_last_save_time", p.LastSave.Unix())
+	f("rdb_last_bgsave_status", okErr(p.LastBgsaveOK))
+	f("rdb_last_bgsave_time_sec", p.LastBgsaveTime)
 	f("rdb_current_bgsave_time_sec", persist.Seconds(s.rdbJob()))
-	f("rdb_saves", p.rdbSaves)
-	f("rdb_last_cow_size", p.rdbLastCOW)
+	f("rdb_saves", p.RDBSaves)
+	f("rdb_last_cow_size", p.RDBLastCOW)
 	f("rdb_last_load_keys_expired", p.loadKeysExpired)
 	f("rdb_last_load_keys_loaded", p.loadKeysLoaded)
 	aofOn := s.aof != nil
 	f("aof_enabled", b2i(aofOn))
 	f("aof_rewrite_in_progress", b2i(s.aofJob() != nil))
-	f("aof_rewrite_scheduled", b2i(p.rewriteScheduled))
-	f("aof_last_rewrite_time_sec", p.lastRewriteTime)
+	f("aof_rewrite_scheduled", b2i(p.RewriteScheduled))
+	f("aof_last_rewrite_time_sec", p.LastRewriteTime)
 	f("aof_current_rewrite_time_sec", persist.Seconds(s.aofJob()))
-	f("aof_last_bgrewrite_status", okErr(p.lastRewriteOK))
-	f("aof_rewrites", p.rewrites)
-	f("aof_rewrites_consecutive_failures", p.rewriteFailures)
+	f("aof_last_bgrewrite_status", okErr(p.LastRewriteOK))
+	f("aof_rewrites", p.Rewrites)
+	f("aof_rewrites_consecutive_failures", p.RewriteFailures)
 	writeOK := true
 	var st aof.Stats
 	if aofOn {
@@ -739,13 +469,13 @@ func (s *Server) infoPersistence(f func(k string, v any)) {
 		writeOK = st.LastWriteOK
 	}
 	f("aof_last_write_status", okErr(writeOK))
-	f("aof_last_cow_size", p.aofLastCOW)
+	f("aof_last_cow_size", p.AOFLastCOW)
 	f("module_fork_in_progress", 0)
 	f("module_fork_last_cow_size", 0)
 	if s.cfg.AppendOnly && aofOn {
 		f("aof_current_size", st.CurrentSize)
 		f("aof_base_size", st.BaseSize)
-		f("aof_pending_rewrite", b2i(p.rewriteScheduled))
+		f("aof_pending_rewrite", b2i(p.RewriteScheduled))
 		f("aof_buffer_length", st.BufferLength)
 		f("aof_pending_bio_fsync", st.PendingBioFsync)
 		f("aof_delayed_fsync", st.DelayedFsync)
@@ -816,7 +546,7 @@ func (s *Server) prepareShutdown(f shutdownFlags) error {
 				s.log.Warn().Msg("Writing initial AOF. Exit anyway.")
 			}
 			s.log.Warn().Msg("There is a child rewriting the AOF. Killing it!")
-			s.persist.jobs.KillSync(j)
+			s.persist.Jobs.KillSync(j)
 		}
 		s.log.Info().Msg("Calling fsync() on the AOF file.")
 		if err := s.aof.Sync(s.aof.Offset(), false); err != nil {
@@ -825,7 +555,7 @@ func (s *Server) prepareShutdown(f shutdownFlags) error {
 	}
 	if (len(s.cfg.Save) > 0 && !f.nosave) || f.save {
 		s.log.Info().Msg("Saving the final RDB snapshot before exiting.")
-		if err := s.rdbSaveSync(); err != nil {
+		if err := s.persist.SaveRDB(); err != nil {
 			if !f.force {
 				s.log.Warn().Msg("Error trying to save the DB, can't exit.")
 				return s.shutdownFailed(err)
@@ -868,7 +598,7 @@ func (s *Server) persistOnShutdown(ctx context.Context) error {
 	if s.shutdownPrepared {
 		return nil
 	}
-	if s.aof == nil && s.persist.jobs.Running() == nil && len(s.cfg.Save) == 0 {
+	if s.aof == nil && s.persist.Jobs.Running() == nil && len(s.cfg.Save) == 0 {
 		return nil
 	}
 	return s.prepareShutdown(shutdownFlags{})
@@ -879,7 +609,7 @@ func (s *Server) flushallSave() {
 		j.Kill() // reaped as Redis's killRDBChild: "terminated by signal 10"
 	}
 	if len(s.cfg.Save) > 0 {
-		s.rdbSaveSync()
+		s.persist.SaveRDB()
 	}
 }
 
@@ -896,14 +626,12 @@ func (s *Server) fsys() fsx.FS {
 }
 
 // rdbJob and aofJob are the running BGSAVE and rewrite (or nil).
-func (s *Server) rdbJob() *persist.Job { return s.persist.jobs.RDB() }
-func (s *Server) aofJob() *persist.Job { return s.persist.jobs.AOF() }
+func (s *Server) rdbJob() *persist.Job { return s.persist.Jobs.RDB() }
+func (s *Server) aofJob() *persist.Job { return s.persist.Jobs.AOF() }
 
-// childActive reports a running job (Redis's hasActiveChildProcess).
-// A diskless replication transfer counts: it is a snapshot in progress
-// (Redis's RDB child with a socket target), and a second one would have to
-// finish its walk first, a pause that grows with the dataset.
-func (s *Server) childActive() bool { return s.persist.jobs.Running() != nil || s.repl.diskless != nil }
+// childActive reports a snapshot in progress (Redis's
+// hasActiveChildProcess), a diskless replication transfer included.
+func (s *Server) childActive() bool { return s.persist.ChildActive() }
 
 // persistLog is the server's log as the jobs write to it (persist.Log).
 type persistLog struct{ s *Server }
@@ -914,9 +642,14 @@ func (l persistLog) ChildNotice(pid int, msg string) {
 	l.s.log.Info().Int("cpid", pid).Msg(msg)
 }
 
-func absPath(dir, name string) string {
-	if filepath.IsAbs(name) {
-		return name
-	}
-	return filepath.Join(dir, name)
+func absPath(dir, name string) string { return persist.AbsPath(dir, name) }
+
+// persistKeyspace is the dataset as the saves see it (persist.Keyspace).
+type persistKeyspace struct{ s *Server }
+
+func (k persistKeyspace) Snapshot(aofBase bool) persist.Snapshot { return k.s.startSnapshot(aofBase) }
+func (k persistKeyspace) WriteAll(w io.Writer, aofBase bool) error {
+	return k.s.encodeAll(k.s.newBaseEncoder(w, aofBase), aofBase)
 }
+func (k persistKeyspace) Dirty() int64        { return k.s.dirty }
+func (k persistKeyspace) Saved(covered int64) { k.s.dirty = max(k.s.dirty-covered, 0) }

@@ -105,7 +105,7 @@ func TestMasterSendsDumpThroughFsys(t *testing.T) {
 			t.Fatal(err)
 		}
 		s.testFS = c
-		s.persist.jobs.InProc = true // the BGSAVE writes through c too
+		s.persist.Jobs.InProc = true // the BGSAVE writes through c too
 	}, "--repl-diskless-sync", "no")
 	m := dial(t, ours.addr)
 	if r := m.do("SET", "k", "v"); r != "+OK\r\n" {

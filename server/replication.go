@@ -646,14 +646,14 @@ func (s *Server) startBgsaveForReplication() {
 		s.startDisklessXfer(waiting)
 		return
 	}
-	if err := s.bgsave(); err != nil {
+	j, err := s.persist.BGSAVE()
+	if err != nil {
 		s.log.Warn().Msg("BGSAVE for replication failed")
 		for _, r := range waiting {
 			s.dropReplica(r, "BGSAVE for replication failed")
 		}
 		return
 	}
-	j := s.rdbJob()
 	s.repl.diskJob = j
 	done := j.Done
 	j.Done = func(o persist.Outcome) {

@@ -510,8 +510,8 @@ func (s *Server) fullSyncFromMaster(l *masterLink, nc net.Conn, br *bufio.Reader
 	if s.aof != nil {
 		// The AOF must hold the new dataset (Redis restarts it after a
 		// sync with a rewrite).
-		if err := s.rewriteBackground(); err != nil {
-			s.persist.rewriteScheduled = true
+		if err := s.persist.RewriteBackground(); err != nil {
+			s.persist.RewriteScheduled = true
 		}
 	}
 	return nil

@@ -387,7 +387,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		s.mu.Unlock()
 		s.stopNetLoops()
 		err = s.persistOnShutdown(ctx)
-		s.persist.jobs.Wait(ctx)
+		s.persist.Jobs.Wait(ctx)
 	})
 	return err
 }
