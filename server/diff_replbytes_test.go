@@ -47,6 +47,31 @@ func TestDiffReplicationBytes(t *testing.T) {
 		if dOff == 0 || dOut != dOff || dIn != dOff {
 			t.Fatalf("%s: after 100 SETs the offset moved %d, repl output %d, repl input %d", kind, dOff, dOut, dIn)
 		}
+		// Read and write events: the replica's reads of the stream and
+		// the master's writes to its replica count too.
+		reads0 := num(r, "stats", "total_reads_processed")
+		for i := 0; i < 100; i++ {
+			m.do("SET", "k"+strconv.Itoa(i), "again")
+		}
+		eventually(t, "the replica's ack of the master's offset", func() bool { // asked of the master only
+			off := replInfo(m, "master_repl_offset")
+			return strings.Contains(replInfo(m, "slave0"), ",offset="+off+",")
+		})
+		reads1 := num(r, "stats", "total_reads_processed")
+		if reads1-reads0 < 2 {
+			t.Errorf("%s: the replica counted %d read events for the stream and one INFO", kind, reads1-reads0)
+		}
+		w0 := num(m, "stats", "total_writes_processed")
+		for i := 0; i < 100; i++ {
+			m.do("SET", "k"+strconv.Itoa(i), "third")
+		}
+		off := replInfo(m, "master_repl_offset")
+		eventually(t, "the replica at the master's offset", func() bool { return replInfo(r, "slave_repl_offset") == off })
+		// written since w0: w0's INFO reply, 100 SET replies, the offset's
+		// INFO reply, and the stream (one write at least)
+		if w1 := num(m, "stats", "total_writes_processed"); w1-w0 < 103 {
+			t.Errorf("%s: the master counted %d write events (102 replies and the stream)", kind, w1-w0)
+		}
 		for _, f := range []string{"instantaneous_input_repl_kbps", "instantaneous_output_repl_kbps"} {
 			if _, err := strconv.ParseFloat(infoField(m, "stats", f), 64); err != nil {
 				t.Fatalf("%s: %s: %v", kind, f, err)

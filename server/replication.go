@@ -931,6 +931,7 @@ wait:
 			return
 		}
 		s.stats.netReplOut.Add(int64(len(buf)))
+		s.stats.totalWrites.Add(1) // writeToClient counts a replica's writes
 		if cap(buf) > 1<<20 {
 			buf = nil
 		}

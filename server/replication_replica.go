@@ -237,7 +237,7 @@ func (s *Server) linkOnce(l *masterLink) error {
 	if err != nil {
 		return fmt.Errorf("Error condition on socket for SYNC: %s", errnoText(err))
 	}
-	nc = replInConn{nc, &s.stats.netReplIn}
+	nc = &replInConn{Conn: nc, n: &s.stats.netReplIn, reads: &s.stats.totalReads}
 	l.wmu.Lock()
 	l.conn = nc
 	l.wmu.Unlock()
@@ -530,15 +530,21 @@ func syncReadError(err error) error {
 }
 
 // replInConn counts what is read from the master:
-// total_net_repl_input_bytes (Redis's stat_net_repl_input_bytes).
+// total_net_repl_input_bytes (Redis's stat_net_repl_input_bytes), and,
+// once the stream flows, each read as a read event (the master client's
+// readQueryFromClient counts in total_reads_processed; the sync does not).
 type replInConn struct {
 	net.Conn
-	n *atomic.Int64
+	n, reads *atomic.Int64
+	stream   atomic.Bool
 }
 
-func (c replInConn) Read(p []byte) (int, error) {
+func (c *replInConn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
 	c.n.Add(int64(n))
+	if c.stream.Load() {
+		c.reads.Add(1)
+	}
 	return n, err
 }
 
@@ -608,6 +614,9 @@ func (s *Server) streamFromMaster(l *masterLink, nc net.Conn, br *bufio.Reader, 
 	if s.repl.link != l {
 		s.mu.Unlock()
 		return nil
+	}
+	if rc, ok := nc.(*replInConn); ok {
+		rc.stream.Store(true)
 	}
 	mc := newClient(s, nc, s.nextID.Add(1))
 	mc.flags |= flagMaster
