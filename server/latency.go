@@ -3,23 +3,23 @@ package server
 import (
 	"bufio"
 	"bytes"
-	"fmt"
 	"math"
 	"os"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/aofserver/aofserver/hdrhist"
-	"github.com/aofserver/aofserver/sparkline"
+	"github.com/aofserver/aofserver/latency"
 )
 
-// Latency monitor (Redis's latency.c): events whose duration reached
-// latency-monitor-threshold milliseconds, one time series each, and the
-// LATENCY command. The events recorded, where Redis 7.0 records them:
+// The latency monitor's side in the server (package latency holds the
+// monitor: events whose duration reached latency-monitor-threshold
+// milliseconds, one time series each, and DOCTOR's report): the LATENCY
+// command, the commands' latency histograms and INFO latencystats. The
+// events recorded, where Redis 7.0 records them:
 //
 //	command, fast-command   every call (dispatch.go, afterCallLatency)
 //	command-unblocking      the reply that ends a blocked command's wait
@@ -41,98 +41,17 @@ import (
 // observe, which reads the copy maybeAdd keeps current: every command passes
 // through maybeAdd, CONFIG SET latency-monitor-threshold included.
 
-const latencyTSLen = 160 // LATENCY_TS_LEN
+// latencyMonitor is the server's latency.Monitor under the names its
+// call sites use.
+type latencyMonitor struct{ latency.Monitor }
 
-type latencySample struct {
-	time int64 // unix seconds; 0 = empty slot
-	ms   int64
-}
-
-// latencyTS is Redis's struct latencyTimeSeries: a ring of one sample per
-// second (the worst of that second) and the all-time maximum.
-type latencyTS struct {
-	idx     int
-	max     int64
-	samples [latencyTSLen]latencySample
-}
-
-type latencyMonitor struct {
-	threshold atomic.Int64 // copy of latency-monitor-threshold for observe
-	mu        sync.Mutex   // guards events: observe runs off the executor
-	events    map[string]*latencyTS
-}
-
-func (l *latencyMonitor) init() {
-	l.mu.Lock()
-	l.events = map[string]*latencyTS{}
-	l.mu.Unlock()
-}
-
-// maybeAdd is latencyAddSampleIfNeeded for callers holding the executor
-// lock, which pass the configured threshold.
+// maybeAdd is Monitor.MaybeAdd: executor callers pass the threshold.
 func (l *latencyMonitor) maybeAdd(event string, d time.Duration, thresholdMs int64) {
-	if l.threshold.Load() != thresholdMs {
-		l.threshold.Store(thresholdMs)
-	}
-	if thresholdMs <= 0 {
-		return
-	}
-	if ms := d.Milliseconds(); ms >= thresholdMs {
-		l.add(event, ms)
-	}
+	l.MaybeAdd(event, d, thresholdMs)
 }
 
-// observe is latencyAddSampleIfNeeded for any goroutine.
-func (l *latencyMonitor) observe(event string, d time.Duration) {
-	thr := l.threshold.Load()
-	if thr <= 0 {
-		return
-	}
-	if ms := d.Milliseconds(); ms >= thr {
-		l.add(event, ms)
-	}
-}
-
-// add is latencyAddSample: a second already sampled keeps its worst value.
-func (l *latencyMonitor) add(event string, ms int64) {
-	now := time.Now().Unix()
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	ts := l.events[event]
-	if ts == nil {
-		ts = &latencyTS{}
-		l.events[event] = ts
-	}
-	ts.max = max(ts.max, ms)
-	prev := &ts.samples[(ts.idx+latencyTSLen-1)%latencyTSLen]
-	if prev.time == now {
-		prev.ms = max(prev.ms, ms)
-		return
-	}
-	ts.samples[ts.idx] = latencySample{now, ms}
-	ts.idx = (ts.idx + 1) % latencyTSLen
-}
-
-// names returns the events in a stable order (Redis's is its dict's).
-func (l *latencyMonitor) names() []string {
-	names := make([]string, 0, len(l.events))
-	for n := range l.events {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
-
-// ordered returns the samples oldest first.
-func (ts *latencyTS) ordered() []latencySample {
-	out := make([]latencySample, 0, latencyTSLen)
-	for j := 0; j < latencyTSLen; j++ {
-		if s := ts.samples[(ts.idx+j)%latencyTSLen]; s.time != 0 {
-			out = append(out, s)
-		}
-	}
-	return out
-}
+// observe is Monitor.Observe, for any goroutine.
+func (l *latencyMonitor) observe(event string, d time.Duration) { l.Observe(event, d) }
 
 // afterCallLatency is the latency part of Redis 7.0's call(): the
 // "fast-command" or "command" event, and the command's latency histogram
@@ -256,323 +175,50 @@ func infoSafeName(s string) string {
 // LATENCY subcommands.
 
 func latencyLatestCommand(c *client, argv [][]byte) {
-	l := &c.srv.latency
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	names := l.names()
-	c.arrayLen(len(names))
-	for _, n := range names {
-		ts := l.events[n]
-		last := ts.samples[(ts.idx+latencyTSLen-1)%latencyTSLen]
+	rows := c.srv.latency.Latest()
+	c.arrayLen(len(rows))
+	for _, r := range rows {
 		c.arrayLen(4)
-		c.bulkString(n)
-		c.integer(last.time)
-		c.integer(last.ms)
-		c.integer(ts.max)
+		c.bulkString(r.Event)
+		c.integer(r.Time)
+		c.integer(r.Ms)
+		c.integer(r.AllTimeMaxMs)
 	}
 }
 
 func latencyHistoryCommand(c *client, argv [][]byte) {
-	l := &c.srv.latency
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	ts := l.events[string(argv[2])]
-	if ts == nil {
-		c.emptyArray()
-		return
-	}
-	samples := ts.ordered()
+	samples := c.srv.latency.History(string(argv[2]))
 	c.arrayLen(len(samples))
 	for _, s := range samples {
 		c.arrayLen(2)
-		c.integer(s.time)
-		c.integer(s.ms)
+		c.integer(s.Time)
+		c.integer(s.Ms)
 	}
 }
 
-// latencyResetCommand: names are matched case-insensitively, as Redis's
-// latencyResetEvent (HISTORY and GRAPH match exactly).
 func latencyResetCommand(c *client, argv [][]byte) {
-	l := &c.srv.latency
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	n := 0
-	if len(argv) == 2 {
-		n = len(l.events)
-		l.events = map[string]*latencyTS{}
-	} else {
-		for _, a := range argv[2:] {
-			for name := range l.events {
-				if strings.EqualFold(name, string(a)) {
-					delete(l.events, name)
-					n++
-				}
-			}
-		}
-	}
-	c.integer(int64(n))
+	c.integer(int64(c.srv.latency.Reset(argv[2:])))
 }
 
 func latencyGraphCommand(c *client, argv [][]byte) {
-	l := &c.srv.latency
-	l.mu.Lock()
-	ts := l.events[string(argv[2])]
-	var graph string
-	if ts != nil {
-		graph = latencyGraph(string(argv[2]), ts, time.Now().Unix())
-	}
-	l.mu.Unlock()
-	if ts == nil {
+	graph, ok := c.srv.latency.Graph(string(argv[2]), time.Now().Unix())
+	if !ok {
 		c.err("ERR No samples available for event '" + string(argv[2]) + "'")
 		return
 	}
 	c.verbatim("txt", []byte(graph))
 }
 
-// latencyGraph is latencyCommandGenSparkeline: a header, 80 dashes, then
-// the samples as a 4-row filled sparkline labelled with their age.
-func latencyGraph(event string, ts *latencyTS, now int64) string {
-	var seq sparkline.Sequence
-	var lo, hi int64
-	for i, s := range ts.ordered() {
-		if i == 0 {
-			lo, hi = s.ms, s.ms
-		} else {
-			lo, hi = min(lo, s.ms), max(hi, s.ms)
-		}
-		elapsed := now - s.time
-		var label string
-		switch {
-		case elapsed < 60:
-			label = strconv.FormatInt(elapsed, 10) + "s"
-		case elapsed < 3600:
-			label = strconv.FormatInt(elapsed/60, 10) + "m"
-		case elapsed < 3600*24:
-			label = strconv.FormatInt(elapsed/3600, 10) + "h"
-		default:
-			label = strconv.FormatInt(elapsed/(3600*24), 10) + "d"
-		}
-		seq.Add(float64(s.ms), label)
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s - high %d ms, low %d ms (all time high %d ms)\n", event, hi, lo, ts.max)
-	b.WriteString(strings.Repeat("-", 80) + "\n")
-	seq.Render(&b, 80, 4)
-	return b.String()
-}
-
-// latencyStats is Redis's struct latencyStats (analyzeLatencyForEvent).
-type latencyStats struct {
-	samples        int
-	avg, mad       int64
-	minMs, maxMs   int64
-	period, allMax int64
-}
-
-func analyzeLatency(ts *latencyTS, now int64) latencyStats {
-	ls := latencyStats{allMax: ts.max}
-	var sum int64
-	for _, s := range ts.samples {
-		if s.time == 0 {
-			continue
-		}
-		ls.samples++
-		if ls.samples == 1 {
-			ls.minMs, ls.maxMs = s.ms, s.ms
-		} else {
-			ls.minMs, ls.maxMs = min(ls.minMs, s.ms), max(ls.maxMs, s.ms)
-		}
-		sum += s.ms
-		if ls.period == 0 || s.time < ls.period {
-			ls.period = s.time // oldest so far
-		}
-	}
-	if ls.samples == 0 {
-		return ls
-	}
-	ls.avg = sum / int64(ls.samples)
-	ls.period = max(now-ls.period, 1)
-	var dev int64
-	for _, s := range ts.samples {
-		if s.time == 0 {
-			continue
-		}
-		d := ls.avg - s.ms
-		if d < 0 {
-			d = -d
-		}
-		dev += d
-	}
-	ls.mad = dev / int64(ls.samples)
-	return ls
-}
-
 func latencyDoctorCommand(c *client, argv [][]byte) {
 	s := c.srv
-	l := &s.latency
-	l.mu.Lock()
-	report := s.latencyReport()
-	l.mu.Unlock()
-	c.verbatim("txt", []byte(report))
-}
-
-// latencyReport is Redis 7.0's createLatencyReport, word for word (the
-// caller holds latency.mu).
-func (s *Server) latencyReport() string {
-	l := &s.latency
-	if len(l.events) == 0 && s.cfg.LatencyMonitorThreshold == 0 {
-		return "I'm sorry, Dave, I can't do that. Latency monitoring is disabled in this Redis instance. You may use \"CONFIG SET latency-monitor-threshold <milliseconds>.\" in order to enable it. If we weren't in a deep space mission I'd suggest to take a look at https://redis.io/topics/latency-monitor.\n"
-	}
-	var (
-		b                                                                          strings.Builder
-		betterVM, slowlogEnabled, slowlogTuning, slowlogInspect, diskContention    bool
-		scheduler, dataWriteback, noAppendfsync, localDisk, ssd, writeLoadInfo, hz bool
-		largeObjects, massEviction, relaxFsync, disableTHP                         bool
-		advices                                                                    int
-	)
-	now := time.Now().Unix()
-	eventnum := 0
-	for _, event := range l.names() {
-		ts := l.events[event]
-		eventnum++
-		if eventnum == 1 {
-			b.WriteString("Dave, I have observed latency spikes in this Redis instance. You don't mind talking about it, do you Dave?\n\n")
-		}
-		ls := analyzeLatency(ts, now)
-		fmt.Fprintf(&b, "%d. %s: %d latency spikes (average %dms, mean deviation %dms, period %.2f sec). Worst all time event %dms.",
-			eventnum, event, ls.samples, ls.avg, ls.mad, float64(ls.period)/float64(ls.samples), ts.max)
-		switch strings.ToLower(event) {
-		case "fork":
-			rate := s.forkRate()
-			var quality string
-			switch {
-			case rate < 10:
-				quality, betterVM = "terrible", true
-				advices++
-			case rate < 25:
-				quality, betterVM = "poor", true
-				advices++
-			case rate < 100:
-				quality = "good"
-			default:
-				quality = "excellent"
-			}
-			rateText := strconv.FormatFloat(rate, 'f', 2, 64)
-			if math.IsInf(rate, 1) {
-				rateText = "inf" // glibc's %.2f of Redis's division by zero
-			}
-			fmt.Fprintf(&b, " Fork rate is %s GB/sec (%s).", rateText, quality)
-		case "command":
-			if s.cfg.SlowlogLogSlowerThan < 0 {
-				slowlogEnabled = true
-				advices++
-			} else if s.cfg.SlowlogLogSlowerThan/1000 > s.cfg.LatencyMonitorThreshold {
-				slowlogTuning = true
-				advices++
-			}
-			slowlogInspect, largeObjects = true, true
-			advices += 2
-		case "fast-command":
-			scheduler = true
-			advices++
-		case "aof-write-pending-fsync":
-			localDisk, diskContention, ssd, dataWriteback = true, true, true, true
-			advices += 4
-		case "aof-write-active-child":
-			noAppendfsync, dataWriteback, ssd = true, true, true
-			advices += 3
-		case "aof-write-alone":
-			localDisk, dataWriteback, ssd = true, true, true
-			advices += 3
-		case "aof-fsync-always":
-			relaxFsync = true
-			advices++
-		case "aof-fstat", "rdb-unlink-temp-file":
-			diskContention, localDisk = true, true
-			advices += 2
-		case "aof-rewrite-diff-write", "aof-rename":
-			writeLoadInfo, dataWriteback, ssd, localDisk = true, true, true, true
-			advices += 4
-		case "expire-cycle":
-			hz, largeObjects = true, true
-			advices += 2
-		case "eviction-del":
-			largeObjects = true
-			advices++
-		case "eviction-cycle":
-			massEviction = true
-			advices++
-		}
-		b.WriteByte('\n')
-	}
-	if anonHugePages() > 0 {
-		disableTHP = true
-		advices++
-	}
-	switch {
-	case eventnum == 0 && advices == 0:
-		b.WriteString("Dave, no latency spike was observed during the lifetime of this Redis instance, not in the slightest bit. I honestly think you ought to sit down calmly, take a stress pill, and think things over.\n")
-		return b.String()
-	case eventnum > 0 && advices == 0:
-		b.WriteString("\nWhile there are latency events logged, I'm not able to suggest any easy fix. Please use the Redis community to get some help, providing this report in your help request.\n")
-		return b.String()
-	}
-	thrUsec := uint64(s.cfg.LatencyMonitorThreshold) * 1000
-	b.WriteString("\nI have a few advices for you:\n\n")
-	if betterVM {
-		b.WriteString("- If you are using a virtual machine, consider upgrading it with a faster one using a hypervisior that provides less latency during fork() calls. Xen is known to have poor fork() performance. Even in the context of the same VM provider, certain kinds of instances can execute fork faster than others.\n")
-	}
-	if slowlogEnabled {
-		fmt.Fprintf(&b, "- There are latency issues with potentially slow commands you are using. Try to enable the Slow Log Redis feature using the command 'CONFIG SET slowlog-log-slower-than %d'. If the Slow log is disabled Redis is not able to log slow commands execution for you.\n", thrUsec)
-	}
-	if slowlogTuning {
-		fmt.Fprintf(&b, "- Your current Slow Log configuration only logs events that are slower than your configured latency monitor threshold. Please use 'CONFIG SET slowlog-log-slower-than %d'.\n", thrUsec)
-	}
-	if slowlogInspect {
-		b.WriteString("- Check your Slow Log to understand what are the commands you are running which are too slow to execute. Please check https://redis.io/commands/slowlog for more information.\n")
-	}
-	if scheduler {
-		b.WriteString("- The system is slow to execute Redis code paths not containing system calls. This usually means the system does not provide Redis CPU time to run for long periods. You should try to:\n" +
-			"  1) Lower the system load.\n" +
-			"  2) Use a computer / VM just for Redis if you are running other software in the same system.\n" +
-			"  3) Check if you have a \"noisy neighbour\" problem.\n" +
-			"  4) Check with 'redis-cli --intrinsic-latency 100' what is the intrinsic latency in your system.\n" +
-			"  5) Check if the problem is allocator-related by recompiling Redis with MALLOC=libc, if you are using Jemalloc. However this may create fragmentation problems.\n")
-	}
-	if localDisk {
-		b.WriteString("- It is strongly advised to use local disks for persistence, especially if you are using AOF. Remote disks provided by platform-as-a-service providers are known to be slow.\n")
-	}
-	if ssd {
-		b.WriteString("- SSD disks are able to reduce fsync latency, and total time needed for snapshotting and AOF log rewriting (resulting in smaller memory usage). With extremely high write load SSD disks can be a good option. However Redis should perform reasonably with high load using normal disks. Use this advice as a last resort.\n")
-	}
-	if dataWriteback {
-		b.WriteString("- Mounting ext3/4 filesystems with data=writeback can provide a performance boost compared to data=ordered, however this mode of operation provides less guarantees, and sometimes it can happen that after a hard crash the AOF file will have a half-written command at the end and will require to be repaired before Redis restarts.\n")
-	}
-	if diskContention {
-		b.WriteString("- Try to lower the disk contention. This is often caused by other disk intensive processes running in the same computer (including other Redis instances).\n")
-	}
-	if noAppendfsync {
-		b.WriteString("- Assuming from the point of view of data safety this is viable in your environment, you could try to enable the 'no-appendfsync-on-rewrite' option, so that fsync will not be performed while there is a child rewriting the AOF file or producing an RDB file (the moment where there is high disk contention).\n")
-	}
-	if relaxFsync && s.cfg.AppendFsync == "always" {
-		b.WriteString("- Your fsync policy is set to 'always'. It is very hard to get good performances with such a setup, if possible try to relax the fsync policy to 'onesec'.\n")
-	}
-	if writeLoadInfo {
-		b.WriteString("- Latency during the AOF atomic rename operation or when the final difference is flushed to the AOF file at the end of the rewrite, sometimes is caused by very high write load, causing the AOF buffer to get very large. If possible try to send less commands to accomplish the same work, or use Lua scripts to group multiple operations into a single EVALSHA call.\n")
-	}
-	if hz && s.cfg.Hz < 100 {
-		b.WriteString("- In order to make the Redis keys expiring process more incremental, try to set the 'hz' configuration parameter to 100 using 'CONFIG SET hz 100'.\n")
-	}
-	if largeObjects {
-		b.WriteString("- Deleting, expiring or evicting (because of maxmemory policy) large objects is a blocking operation. If you have very large objects that are often deleted, expired, or evicted, try to fragment those objects into multiple smaller objects.\n")
-	}
-	if massEviction {
-		b.WriteString("- Sudden changes to the 'maxmemory' setting via 'CONFIG SET', or allocation of large objects via sets or sorted sets intersections, STORE option of SORT, Redis Cluster large keys migrations (RESTORE command), may create sudden memory pressure forcing the server to block trying to evict keys. \n")
-	}
-	if disableTHP {
-		b.WriteString("- I detected a non zero amount of anonymous huge pages used by your process. This creates very serious latency events in different conditions, especially when Redis is persisting on disk. To disable THP support use the command 'echo never > /sys/kernel/mm/transparent_hugepage/enabled', make sure to also add it into /etc/rc.local so that the command will be executed again after a reboot. Note that even if you have already disabled THP, you still need to restart the Redis process to get rid of the huge pages already created.\n")
-	}
-	return b.String()
+	c.verbatim("txt", []byte(s.latency.Doctor(latency.Settings{
+		ThresholdMs:         s.cfg.LatencyMonitorThreshold,
+		SlowlogSlowerThanUs: s.cfg.SlowlogLogSlowerThan,
+		FsyncAlways:         s.cfg.AppendFsync == "always",
+		Hz:                  s.cfg.Hz,
+		ForkRate:            s.forkRate(),
+		AnonHugePages:       anonHugePages(),
+	})))
 }
 
 // forkRate is Redis's stat_fork_rate: used memory copied per second of the

@@ -513,34 +513,6 @@ func TestLatencyEventsOutsideCommands(t *testing.T) {
 	}
 }
 
-// The ring keeps one sample per second, the worst, and 160 seconds.
-func TestLatencyTimeSeriesRing(t *testing.T) {
-	var l latencyMonitor
-	l.init()
-	l.add("e", 10)
-	l.add("e", 30)
-	l.add("e", 20)
-	ts := l.events["e"]
-	if s := ts.ordered(); len(s) != 1 || s[0].ms != 30 || ts.max != 30 {
-		t.Fatalf("same second: %+v max %d", s, ts.max)
-	}
-	// Older seconds, as if recorded earlier: the ring keeps the last 160.
-	for i := 0; i < 200; i++ {
-		ts.samples[ts.idx] = latencySample{time: int64(i + 1), ms: int64(i)}
-		ts.idx = (ts.idx + 1) % latencyTSLen
-	}
-	s := ts.ordered()
-	if len(s) != latencyTSLen || s[0].ms != 40 || s[len(s)-1].ms != 199 {
-		t.Fatalf("ring: %d samples, first %+v last %+v", len(s), s[0], s[len(s)-1])
-	}
-	g := latencyGraph("e", &latencyTS{idx: 2, max: 9, samples: [latencyTSLen]latencySample{{100, 1}, {130, 9}}}, 190)
-	want := "e - high 9 ms, low 1 ms (all time high 9 ms)\n" + strings.Repeat("-", 80) + "\n" +
-		" #\n |\n |\n_|\n  \n11\nmm\n"
-	if g != want {
-		t.Fatalf("graph:\n%q\nwant\n%q", g, want)
-	}
-}
-
 // With huge pages in the process, DOCTOR advises disabling THP even when no
 // event was seen (createLatencyReport's non-event advice).
 func TestLatencyDoctorAdvisesTHP(t *testing.T) {

@@ -202,7 +202,6 @@ func New(cfg *config.Config, log zerolog.Logger) (*Server, error) {
 	}
 	s.pubsub.init()
 	s.slowlog.init()
-	s.latency.init()
 	s.initPersist()
 	s.updateLRUClock()
 	s.adjustOpenFilesLimit()
