@@ -216,7 +216,7 @@ const errBadLibName = "Library names can only contain letters, numbers, or under
 // (without the ERR prefix). timeout 0 means none (loading).
 func (fe *funcEngine) compileLib(md libMeta, payload []byte, timeout time.Duration) (*funcLib, string) {
 	L := fe.e.L
-	fn, err := L.Load(bytes.NewReader(md.code), "user_function")
+	fn, err := luaCompile(L, bytes.NewReader(md.code), "user_function")
 	if err != nil {
 		return nil, "Error compiling function: " + luaSyntaxMessage(err, "user_function", md.code)
 	}
@@ -230,18 +230,18 @@ func (fe *funcEngine) compileLib(md libMeta, payload []byte, timeout time.Durati
 		ctx, cancel = context.WithTimeout(context.Background(), timeout)
 		L.SetContext(ctx)
 	}
+	// run under pcall's handler: a runtime error is worded as Lua 5.1's,
+	// operand named
+	L.SetTop(0)
 	L.Push(fn)
-	err = L.PCall(0, 0, nil)
+	fe.e.protectedCall(L, fe.e.msgErrh)
 	if cancel != nil {
 		cancel()
 		L.RemoveContext()
 	}
+	failed, obj := L.Get(1) == lua.LFalse, L.Get(2)
 	L.SetTop(0)
-	if err != nil {
-		var obj lua.LValue = lua.LString(err.Error())
-		if ae, ok := err.(*lua.ApiError); ok && ae.Object != nil {
-			obj = ae.Object
-		}
+	if failed {
 		var msg string
 		if t, ok := obj.(*lua.LTable); ok {
 			msg = lua.LVAsString(t.RawGetString("err"))

@@ -98,7 +98,7 @@ func luaSyntaxMessage(err error, name string, body []byte) string {
 // luaLoadChunk compiles src named chunkname as loadstring and load do:
 // the function, or nil and the message.
 func luaLoadChunk(L *lua.LState, src, chunkname string) int {
-	fn, err := L.Load(strings.NewReader(src), luaChunkID(chunkname, luaIDSize))
+	fn, err := luaCompile(L, strings.NewReader(src), luaChunkID(chunkname, luaIDSize))
 	if err != nil {
 		L.Push(lua.LNil)
 		L.Push(lua.LString(luaSyntaxMessage(err, luaChunkID(chunkname, luaMaxSrc), []byte(src))))
@@ -140,7 +140,7 @@ func (e *luaEngine) luaLoad(L *lua.LState) int {
 	var buf strings.Builder
 	for {
 		L.Push(fn)
-		if err := L.PCall(0, 1, e.errh); err != nil {
+		if err := luaPCall(L, 0, 1, e.errh); err != nil {
 			if ae, ok := err.(*lua.ApiError); ok && ae.Object != nil {
 				return fail(ae.Object)
 			}

@@ -27,7 +27,13 @@ type luaEngine struct {
 	// escapes PCall; guard runs under an outer PCall without a handler,
 	// which contains it.
 	guard *lua.LFunction
-	env   *lua.LTable // the scripts' read-only view of the globals
+	// pcallInner runs a function under an error handler for pcall and
+	// xpcall, inside an outer PCall without one (protectedCall)
+	pcallInner *lua.LFunction
+	// msgErrh is pcall's handler: a message worded as Lua 5.1's, any
+	// other value as is
+	msgErrh *lua.LFunction
+	env     *lua.LTable // the scripts' read-only view of the globals
 	// noWrites: scripts whose shebang has flags=no-writes; allowOOMs:
 	// flags=allow-oom; shebang: the script has one (it declares flags)
 	noWrites, allowOOMs, shebang map[string]bool
@@ -168,12 +174,29 @@ func newLuaEngine(s *Server) *luaEngine {
 	}
 	setRedisVersion(r)
 	g.RawSetString("redis", r)
-	// pcall returns the message of an error table, not the table.
+	// pcall and xpcall run the function under a handler that words the
+	// error as Lua 5.1 while the raising frame is still there
+	// (luaRuntimeMessage); pcall returns the message of an error table,
+	// not the table.
 	origPcall := g.RawGetString("pcall")
+	e.msgErrh = L.NewFunction(func(L *lua.LState) int {
+		v := L.Get(1)
+		if s, ok := v.(lua.LString); ok {
+			v = lua.LString(luaRuntimeMessage(L, string(s)))
+		}
+		L.Push(v)
+		return 1
+	})
 	g.RawSetString("pcall", L.NewFunction(func(L *lua.LState) int {
 		n := L.GetTop()
-		L.Insert(origPcall, 1)
-		L.Call(n, lua.MultRet)
+		if v := L.Get(1); n == 0 || v.Type() != lua.LTFunction && L.GetMetaField(v, "__call").Type() != lua.LTFunction {
+			// gopher-lua's answers: the argument error, or false and
+			// "attempt to call a nil value"
+			L.Insert(origPcall, 1)
+			L.Call(n, lua.MultRet)
+		} else {
+			e.protectedCall(L, e.msgErrh)
+		}
 		if L.GetTop() >= 2 && L.Get(1) == lua.LFalse {
 			switch v := L.Get(2).(type) {
 			case *lua.LTable:
@@ -181,10 +204,33 @@ func newLuaEngine(s *Server) *luaEngine {
 					L.Replace(2, m)
 				}
 			case lua.LString:
+				// a message the handler did not see (its call failed)
 				L.Replace(2, lua.LString(luaStdMessage(string(v))))
 			}
 		}
 		return L.GetTop()
+	}))
+	origXpcall := g.RawGetString("xpcall")
+	g.RawSetString("xpcall", L.NewFunction(func(L *lua.LState) int {
+		f, fok := L.Get(1).(*lua.LFunction)
+		h, hok := L.Get(2).(*lua.LFunction)
+		if !fok || !hok {
+			L.Insert(origXpcall, 1)
+			L.Call(L.GetTop()-1, lua.MultRet)
+			return L.GetTop()
+		}
+		L.SetTop(0) // f gets no arguments
+		L.Push(f)
+		return e.protectedCall(L, L.NewFunction(func(L *lua.LState) int {
+			v := L.Get(1)
+			if s, ok := v.(lua.LString); ok {
+				v = lua.LString(luaRuntimeMessage(L, string(s)))
+			}
+			L.Push(h)
+			L.Push(v)
+			L.Call(1, 1)
+			return 1
+		}))
 	}))
 	// tostring formats numbers as C Lua does (%.14g).
 	origTostring := g.RawGetString("tostring")
@@ -218,6 +264,14 @@ func newLuaEngine(s *Server) *luaEngine {
 	// pushes them all, past the end of its stack)
 	g.RawSetString("unpack", L.NewFunction(lualib.Unpack))
 	e.errh = L.NewFunction(func(L *lua.LState) int { return luaErrHandler(L, e.source) })
+	e.pcallInner = L.NewFunction(func(L *lua.LState) int {
+		errfunc := L.Get(1).(*lua.LFunction)
+		L.Remove(1)
+		if err := luaPCall(L, L.GetTop()-1, lua.MultRet, errfunc); err != nil {
+			panic(err) // the outer PCall returns it as is
+		}
+		return L.GetTop()
+	})
 	e.guard = L.NewFunction(func(L *lua.LState) int {
 		if err := L.PCall(L.GetTop()-1, 1, e.errh); err != nil {
 			panic(err) // the outer PCall returns it as is
@@ -227,6 +281,31 @@ func newLuaEngine(s *Server) *luaEngine {
 	g.RawSetString("__redis__err__handler", e.errh)
 	e.guardRawAccess(g)
 	return e
+}
+
+// protectedCall is lua_pcall of the function on L's stack (the only
+// values there: it and its arguments) with errfunc as the handler: it
+// leaves true and the results, or false and the handler's value, and
+// returns their count. The call runs in pcallInner under errfunc;
+// gopher-lua pushes the handler without checking its stack, so on a full
+// stack that panic escapes the inner PCall and the outer one (without a
+// handler) contains it, the message unhandled.
+func (e *luaEngine) protectedCall(L *lua.LState, errfunc *lua.LFunction) int {
+	n := L.GetTop()
+	L.Insert(errfunc, 1)
+	L.Insert(e.pcallInner, 1)
+	if err := luaPCall(L, n+1, lua.MultRet, nil); err != nil {
+		var obj lua.LValue = lua.LString(err.Error())
+		if ae, ok := err.(*lua.ApiError); ok && ae.Object != nil {
+			obj = ae.Object
+		}
+		L.SetTop(0)
+		L.Push(lua.LFalse)
+		L.Push(obj)
+		return 2
+	}
+	L.Insert(lua.LTrue, 1)
+	return L.GetTop()
 }
 
 // scriptWriteRefusal is scriptPrepareForRun's refusal of a script that
@@ -416,7 +495,7 @@ func luaErrHandler(L *lua.LState, source string) int {
 	t, ok := ev.(*lua.LTable)
 	if !ok {
 		t = L.NewTable()
-		t.RawSetString("err", lua.LString("ERR "+luaStdMessage(lua.LVAsString(ev))))
+		t.RawSetString("err", lua.LString("ERR "+luaRuntimeMessage(L, lua.LVAsString(ev))))
 		if _, isStr := ev.(lua.LString); !isStr {
 			if _, isNum := ev.(lua.LNumber); !isNum {
 				t.RawSetString("err", lua.LString("ERR "+ev.String()))
@@ -432,7 +511,15 @@ func luaErrHandler(L *lua.LState, source string) int {
 		if f, isF := fn.(*lua.LFunction); isF && f.IsG {
 			continue
 		}
-		t.RawSetString("source", lua.LString(source))
+		src := source
+		if f, isF := fn.(*lua.LFunction); isF && f.Proto != nil {
+			// a chunk loadstring made from a short one-line text: Lua's
+			// source is that text (the chunk's name, here its chunkid)
+			if x, ok := strings.CutPrefix(f.Proto.SourceName, `[string "`); ok && !strings.HasSuffix(x, `..."]`) {
+				src, _ = strings.CutSuffix(x, `"]`)
+			}
+		}
+		t.RawSetString("source", lua.LString(src))
 		t.RawSetString("line", lua.LNumber(dbg.CurrentLine))
 		break
 	}
@@ -478,7 +565,7 @@ func (e *luaEngine) compile(sha string, body []byte) string {
 		// keep the line numbers: the shebang becomes a comment
 		body = append([]byte("--"), body...)
 	}
-	fn, err := e.L.Load(bytes.NewReader(body), "user_script")
+	fn, err := luaCompile(e.L, bytes.NewReader(body), "user_script")
 	if err != nil {
 		return "ERR Error compiling script (new function): " + luaSyntaxMessage(err, "user_script", body)
 	}
@@ -494,15 +581,43 @@ func (e *luaEngine) compile(sha string, body []byte) string {
 	return ""
 }
 
-// luaStdMessage words a gopher-lua runtime error as Lua 5.1 does.
+// luaStdMessage words a gopher-lua runtime error as Lua 5.1 does, without
+// the operand's name (luaRuntimeMessage adds it when it can).
 func luaStdMessage(msg string) string {
 	if m, ok := strings.CutSuffix(msg, "registry overflow"); ok {
 		// gopher-lua's value stack is bounded, Lua 5.1's grows: its
 		// limit is the call depth, "stack overflow"
 		return m + "stack overflow"
 	}
+	if m := luaCompareErr.FindStringSubmatchIndex(msg); m != nil {
+		// luaG_ordererror: "two" when the type names' third letters match
+		t1, t2 := msg[m[2]:m[3]], msg[m[4]:m[5]]
+		if len(t1) > 2 && len(t2) > 2 && t1[2] == t2[2] {
+			return msg[:m[0]] + "attempt to compare two " + t1 + " values"
+		}
+		return msg
+	}
+	if m := luaIndexTypeErr.FindStringSubmatchIndex(msg); m != nil {
+		return msg[:m[0]] + "attempt to index a " + msg[m[2]:m[3]] + " value"
+	}
+	for _, f := range luaForErrs {
+		if m, ok := strings.CutSuffix(msg, f[0]); ok {
+			return m + f[1]
+		}
+	}
 	return luaOperandMessage(msg)
 }
+
+var (
+	luaCompareErr   = regexp.MustCompile(`attempt to compare (\w+) with (\w+)$`)
+	luaIndexTypeErr = regexp.MustCompile(`attempt to index a non-table object\((\w+)\) with key '(?s:.*)'$`)
+	// lvm.c OP_FORPREP's messages for gopher-lua's
+	luaForErrs = [][2]string{
+		{"for statement init must be a number", "'for' initial value must be a number"},
+		{"for statement limit must be a number", "'for' limit must be a number"},
+		{"for statement step must be a number", "'for' step must be a number"},
+	}
+)
 
 // luaErrPosition is the position luaL_error puts before a message
 // raised in a script.

@@ -1,0 +1,200 @@
+package server
+
+import (
+	"strings"
+	"testing"
+)
+
+// Lua 5.1's runtime error messages (ldebug.c luaG_typeerror and friends:
+// "attempt to index local 't' (a nil value)") for every shape of operand
+// the VM can name — local, global, field, upvalue, method, constant,
+// temporary — raised at the top of a script, inside pcall and xpcall, and
+// in Lua functions called from Go (table.sort, string.gsub), compared with
+// redis-server 7.0.15.
+
+// luaErrorBodies are statements that fail at run time.
+var luaErrorBodies = []string{
+	// call
+	"local f; f()",
+	"local x = 5; x()",
+	"KEYS()",
+	"redis.nosuch()",
+	"string.nosuch('a')",
+	"local t = {} t.x.y()",
+	"local t = {} t:m()",
+	"local s = 'abc' s:nosuch()",
+	"local o; o:m()",
+	"local u; (function() u() end)()",
+	"return ('x')()",
+	"return (nil)()",
+	"local t = {} t[1]()",
+	"local t, k = {}, 'a' t[k]()",
+	"local a = {b = {}} a.b.c()",
+	"local t = setmetatable({}, {__call = 5}) t()",
+	"local t = setmetatable({}, {}) return t()",
+	"for k in nil do end",
+	"for k, v in 5 do end",
+	"local f = nil; local g = f; g()",
+	"local function r() return nil end r()()",
+	"return loadstring(string.dump(function() return 1 end))()",
+	// index
+	"local t = nil; return t.x",
+	"local t; t.x = 1",
+	"local t = 5; return t[1]",
+	"return KEYS[1].x",
+	"return ARGV.x.y",
+	"local a = {} a.b.c = 1",
+	"local a = {} return a.b.c",
+	"local t = {} t.x.y.z = 1",
+	"local u; return (function() return u.x end)()",
+	"local u; (function() u.x = 1 end)()",
+	"return (true).x",
+	"local s = 'abc' return s.x.y",
+	"local t = setmetatable({}, {__index = 5}) return t.x",
+	"local t = {} local k = 'q' return t[k][k]",
+	"local t = {{}} return t[1][2][3]",
+	"local n = 1; n[2] = 3",
+	// arithmetic
+	"local x; return x + 1",
+	"return 1 + {}",
+	"local t = {} return t * 2",
+	"return 'a' + 1",
+	"local s = 'a' return 1 - s",
+	"return -{}",
+	"local t = {} return -t",
+	"local s = 'z' return -s",
+	"local n; return n ^ 2",
+	"return 2 % nil",
+	"local a, b = 1, {} return a / b",
+	"local a, b = {}, 1 return a / b",
+	"local a, b = 'x', 'y' return a * b",
+	"return ('x'):rep(2) + 1",
+	"local t = {} return t.n + 1",
+	"local u = {} return (function() return u + 1 end)()",
+	"local x = 1 local y = x local z = y return z + nil",
+	// concatenation
+	"local x; return 'a' .. x",
+	"return {} .. 'a'",
+	"local t = {} return t .. 'a' .. 'b'",
+	"local a, b = 'x', nil return a .. b .. 'c'",
+	"return 1 .. nil",
+	"local t = {} return 'a' .. 'b' .. t",
+	"local x = true; return x .. x",
+	"local a, b = {}, {} return a .. b",
+	"local t = {} return t.s .. 'x'",
+	"local t = {} return 'x' .. t.s .. 'y' .. 1",
+	// length
+	"return #nil",
+	"local x = 5 return #x",
+	"local u = true; return (function() return #u end)()",
+	"local t = {} return #t.x",
+	// comparison
+	"return 'a' < 1",
+	"return {} < {}",
+	"return 1 < 'x'",
+	"return nil > 1",
+	"return {} <= {}",
+	"local a, b = true, false return a < b",
+	"return function() end < function() end",
+	"local a, b = 1, 'x' return a >= b",
+	"return coroutine.create(function() end) < 'x'",
+	// numeric for
+	"for i = 'a', 2 do end",
+	"for i = 1, {} do end",
+	"for i = 1, 2, nil do end",
+	// in a vararg function (its locals start past the extra arguments)
+	"local function f(...) local t; return t.x end return f(1, 2, 3)",
+	"local function f(a, ...) return a.b end return f(nil, 2)",
+	// in Lua called from Go
+	"local t = {3, 1, 2} table.sort(t, function(a, b) local n; return n.x end)",
+	"table.sort({1, 'x'})",
+	"table.sort({{}, {}})",
+	"return string.gsub('abc', '%w', function(c) local z; return z.y end)",
+	"return loadstring('local t; return t.x')()",
+	// many locals: registers past the first few
+	"local a, b, c, d, e, f, g, h, i, j = 1, 2, 3, 4, 5, 6, 7, 8, 9 return a + j",
+}
+
+// TestDiffLuaRuntimeErrors runs each body at a script's top level (the
+// error reply) and under pcall (the message as a value).
+func TestDiffLuaRuntimeErrors(t *testing.T) {
+	var steps [][]string
+	for _, b := range luaErrorBodies {
+		steps = append(steps,
+			cmd("EVAL", b, "0"),
+			cmd("EVAL", "local ok, e = pcall(function() "+b+" end) return {tostring(ok), e}", "0"),
+		)
+	}
+	diff(t, steps)
+}
+
+// TestDiffLuaRuntimeErrorsNested: the handlers of pcall and xpcall see the
+// message as Lua 5.1 words it, at any depth.
+func TestDiffLuaRuntimeErrorsNested(t *testing.T) {
+	ev := func(body string) []string { return cmd("EVAL", body, "0") }
+	diff(t, [][]string{
+		ev("return xpcall(function() local q; q.x = 1 end, function(m) return 'H:' .. m end)"),
+		ev("return {xpcall(function() local q; q() end, function(m) return m end)}"),
+		ev("return {xpcall(function() return 1, 2 end, function(m) return m end)}"),
+		ev("local ok, e = pcall(function() local ok2, e2 = pcall(function() local z; z() end) error(e2, 0) end) return e"),
+		ev("local ok, e = pcall(function() local ok2, e2 = pcall(function() local z; z() end) local w; return w.q end) return e"),
+		ev("return {pcall(pcall, function() local z; return z.x end)}"),
+		ev("return {xpcall(function() return pcall(function() local z; return z + 1 end) end, function(m) return 'H' .. m end)}"),
+		ev("return {xpcall(function() local ok, e = pcall(error, 'x') local n; return n.q end, function(m) return 'H' .. m end)}"),
+		ev("local ok, e = pcall(function() return xpcall(function() local v; return #v end, function(m) local h; return h.x end) end) return {tostring(ok), e}"),
+		// (errors inside a coroutine stay unnamed: its frames are gone when
+		// resume returns, and no handler runs in it)
+		ev("return {pcall(error)}"),
+		ev("return {pcall(nil)}"),
+		ev("return {pcall(function() error({}) end)}"),
+		ev("local ok, e = pcall(function() error(setmetatable({}, {__tostring = function() return 'T' end})) end) return tostring(e)"),
+		ev("local function f() return f() + 1 end local ok, e = pcall(f) return e"),
+		ev("local x = 1 local function bump() x = x + 1 end pcall(function() local n; return n.x end) bump() return x"),
+		ev("local x = 1 local function bump() x = x + 1 end pcall(function() pcall(error, 'e') local n; return n.x end) bump() return x"),
+	})
+}
+
+// TestDiffLuaRuntimeErrorsFunction: the same messages from FCALL (the
+// chunk is user_function, the body a function registered by the library).
+func TestDiffLuaRuntimeErrorsFunction(t *testing.T) {
+	var steps [][]string
+	for _, b := range []string{
+		"local t; return t.x",
+		"local f; f()",
+		"redis.register_function('f2', function() return 2 end)",
+		"local a = {} a.b.c = 1",
+		"return KEYS[1] + 1",
+		"return ARGV .. 'x'",
+	} {
+		lib := "#!lua name=lib\nlocal up\nredis.register_function('f', function(KEYS, ARGV)\n" + b + "\nend)\n" +
+			"redis.register_function('g', function(KEYS, ARGV)\nlocal ok, e = pcall(function() " + b + " end) return e\nend)\n" +
+			"redis.register_function('u', function(KEYS, ARGV)\nreturn up.x\nend)"
+		steps = append(steps,
+			cmd("FUNCTION", "LOAD", "REPLACE", lib),
+			cmd("FCALL", "f", "0"),
+			cmd("FCALL", "g", "0"),
+			cmd("FCALL", "u", "0"),
+		)
+	}
+	steps = append(steps,
+		cmd("FUNCTION", "LOAD", "REPLACE", "#!lua name=lib2\nlocal t\nt.x = 1"),
+		cmd("FUNCTION", "LOAD", "REPLACE", "#!lua name=lib2\nlocal f\nf()"),
+		cmd("FUNCTION", "LOAD", "REPLACE", "#!lua name=lib2\nredis.call('ping')"),
+	)
+	diff(t, steps)
+}
+
+// TestLuaErrorNamesAvailable: the error handlers read gopher-lua's call
+// frames by reflection; if its layout changed they fall back to unnamed
+// messages, which this test turns into a failure.
+func TestLuaErrorNamesAvailable(t *testing.T) {
+	if !luaFrameLayoutOK {
+		t.Fatal("gopher-lua's callFrame/registry layout is not the expected one: runtime errors lose their variable names")
+	}
+	ts := startOurServer(t)
+	c := dial(t, ts.addr)
+	got := c.do("EVAL", "local t = nil; return t.x", "0")
+	if want := "attempt to index local 't' (a nil value)"; !strings.Contains(got, want) {
+		t.Fatalf("EVAL replied %q, want %q in it", got, want)
+	}
+}
