@@ -2,8 +2,6 @@ package server
 
 import (
 	"bytes"
-	"math"
-	"math/big"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -468,64 +466,6 @@ func TestDiffBitopsRandom(t *testing.T) {
 	if got := digestOf(t, ts.addr); got != want {
 		t.Fatalf("digest after replaying the AOF %q, want %q", got, want)
 	}
-}
-
-// TestBitfieldOverflowModel checks the overflow helpers against exact
-// arithmetic for every width.
-func TestBitfieldOverflowModel(t *testing.T) {
-	r := rand.New(rand.NewPCG(7, 8))
-	for i := 0; i < 20000; i++ {
-		w := 1 + r.IntN(64)
-		incr := int64(r.Uint64()) >> r.IntN(64)
-		if w < 64 {
-			max := uint64(1)<<w - 1
-			v := r.Uint64() & max
-			exact := new(big.Int).Add(new(big.Int).SetUint64(v), big.NewInt(incr))
-			want := 0
-			if exact.Cmp(new(big.Int).SetUint64(max)) > 0 {
-				want = 1
-			} else if exact.Sign() < 0 {
-				want = -1
-			}
-			of, lim := unsignedOverflow(v, incr, w, bfSat)
-			if of != want || (of == 1 && lim != max) || (of == -1 && lim != 0) {
-				t.Fatalf("u%d %d%+d: overflow %d limit %d, want %d", w, v, incr, of, lim, want)
-			}
-			if _, wl := unsignedOverflow(v, incr, w, bfWrap); of != 0 && wl != (v+uint64(incr))&max {
-				t.Fatalf("u%d %d%+d: wrap %d", w, v, incr, wl)
-			}
-		}
-		smax := int64(math.MaxInt64)
-		if w < 64 {
-			smax = 1<<(w-1) - 1
-		}
-		v := int64(r.Uint64()) >> (64 - w) // sign-extended w-bit value
-		exact := new(big.Int).Add(big.NewInt(v), big.NewInt(incr))
-		want := 0
-		if exact.Cmp(big.NewInt(smax)) > 0 {
-			want = 1
-		} else if exact.Cmp(big.NewInt(-smax-1)) < 0 {
-			want = -1
-		}
-		of, lim := signedOverflow(v, incr, w, bfSat)
-		if of != want || (of == 1 && lim != smax) || (of == -1 && lim != -smax-1) {
-			t.Fatalf("i%d %d%+d: overflow %d limit %d, want %d", w, v, incr, of, lim, want)
-		}
-		if of != 0 {
-			_, wl := signedOverflow(v, incr, w, bfWrap)
-			if got := getSignedBits(binaryBE(uint64(wl)), 64-uint64(w), w); got != wl || uint64(wl)<<(64-w) != uint64(v+incr)<<(64-w) {
-				t.Fatalf("i%d %d%+d: wrap %d", w, v, incr, wl)
-			}
-		}
-	}
-}
-
-func binaryBE(v uint64) []byte {
-	var b [8]byte
-	for i := range b {
-		b[i] = byte(v >> (56 - 8*i))
-	}
-	return b[:]
 }
 
 // TestDiffBitopsCommandInfo compares name, arity, flags, key positions and

@@ -1,6 +1,6 @@
 package server
 
-import "math"
+import "github.com/aofserver/aofserver/bitops"
 
 // BITFIELD and BITFIELD_RO: signed/unsigned integers of 1..64 (unsigned
 // 1..63) bits at arbitrary bit offsets of a string, with Redis 7.0's
@@ -13,12 +13,6 @@ func init() {
 		&command{name: "bitfield_ro", arity: -2, flags: cmdReadonly | cmdFast, firstKey: 1, lastKey: 1, step: 1, proc: bitfieldROCommand, group: "bitmap", summary: "Perform arbitrary bitfield integer operations on strings. Read-only variant of BITFIELD", since: "6.0.0", acl: []string{"@read", "@bitmap", "@fast"}},
 	)
 }
-
-const (
-	bfWrap = iota
-	bfSat
-	bfFail
-)
 
 const (
 	bfGet = iota
@@ -60,115 +54,13 @@ func parseBitfieldType(c *client, arg []byte) (signed bool, width int, ok bool) 
 	return signed, int(n), true
 }
 
-// getBits reads width bits at bit offset off as an unsigned number; bits
-// past the end of b read as zero.
-func getBits(b []byte, off uint64, width int) uint64 {
-	var v uint64
-	for j := 0; j < width; j++ {
-		idx := off >> 3
-		var bit uint64
-		if idx < uint64(len(b)) {
-			bit = uint64(b[idx]>>(7-off&7)) & 1
-		}
-		v = v<<1 | bit
-		off++
-	}
-	return v
-}
-
-func getSignedBits(b []byte, off uint64, width int) int64 {
-	v := int64(getBits(b, off, width))
-	if width < 64 && v&(1<<(width-1)) != 0 {
-		v |= -1 << width
-	}
-	return v
-}
-
-// setBits writes the low width bits of v at bit offset off (within b).
-func setBits(b []byte, off uint64, width int, v uint64) {
-	for j := 0; j < width; j++ {
-		idx, mask := off>>3, byte(1)<<(7-off&7)
-		if v&(1<<(width-1-j)) != 0 {
-			b[idx] |= mask
-		} else {
-			b[idx] &^= mask
-		}
-		off++
-	}
-}
-
-// unsignedOverflow reports whether value+incr overflows a width-bit
-// unsigned integer (1 above, -1 below, 0 none) and the value to store
-// instead for WRAP and SAT, with the same arithmetic as Redis's
-// checkUnsignedBitfieldOverflow (a SET passes its value with incr 0).
-func unsignedOverflow(value uint64, incr int64, width, ow int) (int, uint64) {
-	max := uint64(math.MaxUint64)
-	if width < 64 {
-		max = 1<<width - 1
-	}
-	maxIncr := int64(max - value)
-	minIncr := -int64(value)
-	wrap := func() uint64 { return (value + uint64(incr)) & max }
-	switch {
-	case value > max || (incr > 0 && incr > maxIncr):
-		if ow == bfWrap {
-			return 1, wrap()
-		}
-		return 1, max
-	case incr < 0 && incr < minIncr:
-		if ow == bfWrap {
-			return -1, wrap()
-		}
-		return -1, 0
-	}
-	return 0, 0
-}
-
-// signedOverflow is unsignedOverflow for signed integers (Redis's
-// checkSignedBitfieldOverflow, including its treatment of SET values far
-// outside the range).
-func signedOverflow(value, incr int64, width, ow int) (int, int64) {
-	max := int64(math.MaxInt64)
-	if width < 64 {
-		max = 1<<(width-1) - 1
-	}
-	min := -max - 1
-	maxIncr := int64(uint64(max) - uint64(value))
-	minIncr := min - value
-	wrap := func() int64 {
-		r := uint64(value) + uint64(incr)
-		if width < 64 {
-			mask := ^uint64(0) << width
-			if r&(1<<(width-1)) != 0 {
-				r |= mask
-			} else {
-				r &^= mask
-			}
-		}
-		return int64(r)
-	}
-	switch {
-	case value > max || (width != 64 && incr > maxIncr) || (value >= 0 && incr > 0 && incr > maxIncr):
-		if ow == bfWrap {
-			return 1, wrap()
-		}
-		return 1, max
-	case value < min || (width != 64 && incr < minIncr) || (value < 0 && incr < 0 && incr < minIncr):
-		if ow == bfWrap {
-			return -1, wrap()
-		}
-		return -1, min
-	}
-	return 0, 0
-}
-
 func bitfieldCommand(c *client, argv [][]byte)   { bitfieldGeneric(c, argv, false) }
 func bitfieldROCommand(c *client, argv [][]byte) { bitfieldGeneric(c, argv, true) }
 
 func bitfieldGeneric(c *client, argv [][]byte, roCmd bool) {
 	s := c.srv
 	var ops []bitfieldOp
-	ow := bfWrap
+	ow := bitops.Wrap
 	readonly := true
 	var highest uint64
 	for j := 2; j < len(argv); j++ {
@@ -186,11 +78,11 @@ func bitfieldGeneric(c *client, argv [][]byte, roCmd bool) {
 			j++
 			switch t := argv[j]; {
 			case cEqFold(t, "wrap"):
-				ow = bfWrap
+				ow = bitops.Wrap
 			case cEqFold(t, "sat"):
-				ow = bfSat
+				ow = bitops.Sat
 			case cEqFold(t, "fail"):
-				ow = bfFail
+				ow = bitops.Fail
 			default:
 				c.err("ERR Invalid OVERFLOW type specified")
 				return
@@ -252,19 +144,19 @@ func bitfieldGeneric(c *client, argv [][]byte, roCmd bool) {
 	for _, o := range ops {
 		if o.op == bfGet {
 			if o.signed {
-				c.integer(getSignedBits(buf, o.offset, o.bits))
+				c.integer(bitops.GetSigned(buf, o.offset, o.bits))
 			} else {
-				c.integer(int64(getBits(buf, o.offset, o.bits)))
+				c.integer(int64(bitops.Get(buf, o.offset, o.bits)))
 			}
 			continue
 		}
 		if o.signed {
-			old := getSignedBits(buf, o.offset, o.bits)
+			old := bitops.GetSigned(buf, o.offset, o.bits)
 			var nv, ret int64
 			var of int
 			var lim int64
 			if o.op == bfIncrby {
-				of, lim = signedOverflow(old, o.value, o.bits, o.ow)
+				of, lim = bitops.SignedOverflow(old, o.value, o.bits, o.ow)
 				nv = old + o.value
 				if of != 0 {
 					nv = lim
@@ -272,44 +164,44 @@ func bitfieldGeneric(c *client, argv [][]byte, roCmd bool) {
 				ret = nv
 			} else {
 				nv = o.value
-				if of, lim = signedOverflow(nv, 0, o.bits, o.ow); of != 0 {
+				if of, lim = bitops.SignedOverflow(nv, 0, o.bits, o.ow); of != 0 {
 					nv = lim
 				}
 				ret = old
 			}
-			if of != 0 && o.ow == bfFail {
+			if of != 0 && o.ow == bitops.Fail {
 				c.nullBulk()
 				continue
 			}
 			c.integer(ret)
-			setBits(buf, o.offset, o.bits, uint64(nv))
+			bitops.Set(buf, o.offset, o.bits, uint64(nv))
 			if grown > 0 || old != nv {
 				changes++
 			}
 		} else {
-			old := getBits(buf, o.offset, o.bits)
+			old := bitops.Get(buf, o.offset, o.bits)
 			var nv, ret uint64
 			var of int
 			var lim uint64
 			if o.op == bfIncrby {
 				nv = old + uint64(o.value)
-				if of, lim = unsignedOverflow(old, o.value, o.bits, o.ow); of != 0 {
+				if of, lim = bitops.UnsignedOverflow(old, o.value, o.bits, o.ow); of != 0 {
 					nv = lim
 				}
 				ret = nv
 			} else {
 				nv = uint64(o.value)
-				if of, lim = unsignedOverflow(nv, 0, o.bits, o.ow); of != 0 {
+				if of, lim = bitops.UnsignedOverflow(nv, 0, o.bits, o.ow); of != 0 {
 					nv = lim
 				}
 				ret = old
 			}
-			if of != 0 && o.ow == bfFail {
+			if of != 0 && o.ow == bitops.Fail {
 				c.nullBulk()
 				continue
 			}
 			c.integer(int64(ret))
-			setBits(buf, o.offset, o.bits, nv)
+			bitops.Set(buf, o.offset, o.bits, nv)
 			if grown > 0 || old != nv {
 				changes++
 			}

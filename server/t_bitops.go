@@ -1,9 +1,9 @@
 package server
 
 import (
-	"encoding/binary"
-	"math/bits"
 	"slices"
+
+	"github.com/aofserver/aofserver/bitops"
 )
 
 // Bitmap commands on string values: SETBIT, GETBIT, BITCOUNT, BITPOS and
@@ -23,13 +23,6 @@ func init() {
 		bm("bitop", -4, w, 2, -1, bitopCommand, "Perform bitwise operations between strings", "2.6.0", "@write", "@bitmap", "@slow"),
 	)
 }
-
-const (
-	bitopAnd = iota
-	bitopOr
-	bitopXor
-	bitopNot
-)
 
 const (
 	errBitOffset = "ERR bit offset is not an integer or out of range"
@@ -161,19 +154,6 @@ func getbitCommand(c *client, argv [][]byte) {
 	c.integer(0)
 }
 
-// popcount counts the set bits of b.
-func popcount(b []byte) int64 {
-	var n int
-	for len(b) >= 8 {
-		n += bits.OnesCount64(binary.LittleEndian.Uint64(b))
-		b = b[8:]
-	}
-	for _, x := range b {
-		n += bits.OnesCount8(x)
-	}
-	return int64(n)
-}
-
 // parseBitUnit parses the BIT|BYTE range unit; it reports isBit and
 // false after replying a syntax error.
 func parseBitUnit(c *client, arg []byte) (isBit, ok bool) {
@@ -185,37 +165,6 @@ func parseBitUnit(c *client, arg []byte) (isBit, ok bool) {
 	}
 	c.errSyntax()
 	return false, false
-}
-
-// normalizeRange converts negative indexes against total and clamps the
-// range as BITCOUNT/BITPOS do; the result may be empty (start > end).
-func normalizeRange(start, end, total int64) (int64, int64) {
-	if start < 0 {
-		start += total
-	}
-	if end < 0 {
-		end += total
-	}
-	if start < 0 {
-		start = 0
-	}
-	if end < 0 {
-		end = 0
-	}
-	if end >= total {
-		end = total - 1
-	}
-	return start, end
-}
-
-// countBits counts the set bits of b between bit positions lo and hi
-// inclusive (both within b).
-func countBits(b []byte, lo, hi int64) int64 {
-	first, last := lo>>3, hi>>3
-	n := popcount(b[first : last+1])
-	n -= int64(bits.OnesCount8(b[first] & ^byte(0xff>>(lo&7))))
-	n -= int64(bits.OnesCount8(b[last] & byte(0xff>>(hi&7+1))))
-	return n
 }
 
 func bitcountCommand(c *client, argv [][]byte) {
@@ -257,7 +206,7 @@ func bitcountCommand(c *client, argv [][]byte) {
 		if isBit {
 			total <<= 3
 		}
-		start, end = normalizeRange(start, end, total)
+		start, end = bitops.NormalizeRange(start, end, total)
 		if start > end {
 			c.integer(0)
 			return
@@ -277,40 +226,7 @@ func bitcountCommand(c *client, argv [][]byte) {
 		c.errSyntax()
 		return
 	}
-	c.integer(countBits(b, lo, hi))
-}
-
-// findBit returns the position of the first bit equal to want between bit
-// positions lo and hi inclusive (both within b), or -1.
-func findBit(b []byte, want bool, lo, hi int64) int64 {
-	skip := byte(0)
-	if !want {
-		skip = 0xff
-	}
-	for pos := lo; pos <= hi; {
-		if pos&7 == 0 && pos+7 <= hi {
-			// Whole bytes: skip those without a candidate bit.
-			i := pos >> 3
-			last := (hi + 1) >> 3 // exclusive, whole bytes only
-			for i < last && b[i] == skip {
-				i++
-			}
-			if i == last {
-				pos = i << 3
-				continue
-			}
-			x := b[i]
-			if !want {
-				x = ^x
-			}
-			return i<<3 + int64(bits.LeadingZeros8(x))
-		}
-		if (b[pos>>3]&(0x80>>(pos&7)) != 0) == want {
-			return pos
-		}
-		pos++
-	}
-	return -1
+	c.integer(bitops.CountRange(b, lo, hi))
 }
 
 func bitposCommand(c *client, argv [][]byte) {
@@ -364,7 +280,7 @@ func bitposCommand(c *client, argv [][]byte) {
 		} else {
 			end = total - 1
 		}
-		start, end = normalizeRange(start, end, total)
+		start, end = bitops.NormalizeRange(start, end, total)
 	case 3:
 		start, end = 0, total-1
 	default:
@@ -379,7 +295,7 @@ func bitposCommand(c *client, argv [][]byte) {
 	if !isBit {
 		lo, hi = start<<3, end<<3+7
 	}
-	pos := findBit(b, bit == 1, lo, hi)
+	pos := bitops.Find(b, bit == 1, lo, hi)
 	if pos < 0 && bit == 0 && !endGiven {
 		// Without an explicit end the string is taken as zero padded on
 		// the right.
@@ -393,18 +309,18 @@ func bitopCommand(c *client, argv [][]byte) {
 	var op int
 	switch a := argv[1]; {
 	case cEqFold(a, "and"):
-		op = bitopAnd
+		op = bitops.And
 	case cEqFold(a, "or"):
-		op = bitopOr
+		op = bitops.Or
 	case cEqFold(a, "xor"):
-		op = bitopXor
+		op = bitops.Xor
 	case cEqFold(a, "not"):
-		op = bitopNot
+		op = bitops.Not
 	default:
 		c.errSyntax()
 		return
 	}
-	if op == bitopNot && len(argv) != 4 {
+	if op == bitops.Not && len(argv) != 4 {
 		c.err("ERR BITOP NOT must be called with a single source key.")
 		return
 	}
@@ -438,12 +354,12 @@ func bitopCommand(c *client, argv [][]byte) {
 	}
 	res := make([]byte, maxLen)
 	copy(res, srcs[0])
-	if op == bitopNot {
-		bitopWords(op, res, nil)
+	if op == bitops.Not {
+		bitops.Apply(op, res, nil)
 	}
 	for _, v := range srcs[1:] {
-		bitopWords(op, res[:len(v)], v)
-		if op == bitopAnd {
+		bitops.Apply(op, res[:len(v)], v)
+		if op == bitops.And {
 			clear(res[len(v):])
 		}
 	}
@@ -453,37 +369,4 @@ func bitopCommand(c *client, argv [][]byte) {
 	s.signalModifiedKey(c.db, dest)
 	s.notify(notifyString, "set", dest, c.db.id)
 	c.integer(int64(maxLen))
-}
-
-// bitopWords sets dst[i] = dst[i] op src[i] 8 bytes at a time; src is at
-// least as long as dst (ignored for NOT).
-func bitopWords(op int, dst, src []byte) {
-	le := binary.LittleEndian
-	i := 0
-	for ; i+8 <= len(dst); i += 8 {
-		x := le.Uint64(dst[i:])
-		switch op {
-		case bitopNot:
-			x = ^x
-		case bitopAnd:
-			x &= le.Uint64(src[i:])
-		case bitopOr:
-			x |= le.Uint64(src[i:])
-		case bitopXor:
-			x ^= le.Uint64(src[i:])
-		}
-		le.PutUint64(dst[i:], x)
-	}
-	for ; i < len(dst); i++ {
-		switch op {
-		case bitopNot:
-			dst[i] = ^dst[i]
-		case bitopAnd:
-			dst[i] &= src[i]
-		case bitopOr:
-			dst[i] |= src[i]
-		case bitopXor:
-			dst[i] ^= src[i]
-		}
-	}
 }
