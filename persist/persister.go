@@ -40,16 +40,27 @@ type Env struct {
 	Config   *config.Config
 	FS       func() fsx.FS // read at each use: tests substitute it
 	Log      Log
-	// AOF is the server's AOF (nil: appendonly no); AOFOptions the
-	// options to open one with.
-	AOF        func() *aof.AOF
-	AOFOptions func() aof.Options
+	AOF      AOFHost
 	// OtherSnapshot reports a snapshot in progress outside the job slot
 	// (a diskless replication transfer: Redis's RDB child with a socket
 	// target), which keeps jobs from starting.
 	OtherSnapshot func() bool
 	// Latency observes a latency monitor event (fork, rdb-unlink-temp-file).
 	Latency func(event string, d time.Duration)
+}
+
+// AOFHost is the server's side of its AOF. Its methods are called under
+// the executor's lock.
+type AOFHost interface {
+	// AOF is the AOF commands are fed to (nil: appendonly no).
+	AOF() *aof.AOF
+	// SetAOF makes a (nil: none) the AOF commands are fed to.
+	SetAOF(a *aof.AOF)
+	// Options are what an AOF is opened with.
+	Options() aof.Options
+	// Wire hooks a, which commands are about to be fed to, into the
+	// network loop (its fsyncs wake the loop).
+	Wire(a *aof.AOF)
 }
 
 // Persister runs SAVE, BGSAVE and BGREWRITEAOF as Redis does, and keeps
@@ -216,7 +227,7 @@ func (p *Persister) BGSAVE() (*Job, error) {
 // new incr file starts at this instant; with it off the base becomes the
 // manifest's only file.
 func (p *Persister) RewriteBackground() error {
-	if p.env.AOF() == nil {
+	if p.env.AOF.AOF() == nil {
 		return p.rewriteOffline()
 	}
 	return p.Rewrite()
@@ -227,7 +238,7 @@ func (p *Persister) Rewrite() error {
 	if p.ChildActive() {
 		return ErrChildActive
 	}
-	a := p.env.AOF()
+	a := p.env.AOF.AOF()
 	if a == nil {
 		return errors.New("AOF is off")
 	}
@@ -251,7 +262,7 @@ func (p *Persister) Rewrite() error {
 	j.Discard = func() { rw.Abort(ErrSnapshotAborted) }
 	j.Started = rw.SetChildPid
 	j.Done = func(o Outcome) {
-		cur := p.env.AOF() == a
+		cur := p.env.AOF.AOF() == a
 		if cur {
 			a.SetChildActive(false)
 		}
@@ -284,7 +295,7 @@ func (p *Persister) rewriteOffline() error {
 		p.LastRewriteOK = false
 		return err
 	}
-	a, err := aof.Open(p.env.AOFOptions())
+	a, err := aof.Open(p.env.AOF.Options())
 	if err != nil {
 		return err
 	}
@@ -402,7 +413,7 @@ func (p *Persister) Cron(now time.Time) {
 			return
 		}
 	}
-	if a := p.env.AOF(); a != nil && !a.Waiting() && cfg.AutoAOFRewritePercentage > 0 {
+	if a := p.env.AOF.AOF(); a != nil && !a.Waiting() && cfg.AutoAOFRewritePercentage > 0 {
 		st := a.Stats()
 		base := max(st.BaseSize, 1)
 		if st.CurrentSize > cfg.AutoAOFRewriteMinSize {

@@ -71,9 +71,9 @@ func TestAOFWriteErrorEverysec(t *testing.T) {
 	// startGatedServer installed a gate FS; swap in the failing one by
 	// restarting the AOF on it.
 	s.mu.Lock()
-	s.stopAppendOnly()
+	s.persist.StopAppendOnly()
 	s.testFS = fs
-	err := s.startAppendOnly()
+	err := s.persist.StartAppendOnly(false)
 	s.mu.Unlock()
 	if err != nil {
 		t.Fatal(err)
@@ -123,7 +123,7 @@ func TestAOFWriteErrorAlwaysIsFatal(t *testing.T) {
 	var mu sync.Mutex
 	exited := make(chan int, 1)
 	s.mu.Lock()
-	s.stopAppendOnly()
+	s.persist.StopAppendOnly()
 	s.testFS = fs
 	s.exitFn = func(code int) {
 		mu.Lock()
@@ -133,7 +133,7 @@ func TestAOFWriteErrorAlwaysIsFatal(t *testing.T) {
 		default:
 		}
 	}
-	err := s.startAppendOnly()
+	err := s.persist.StartAppendOnly(false)
 	s.mu.Unlock()
 	if err != nil {
 		t.Fatal(err)

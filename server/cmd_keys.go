@@ -524,7 +524,7 @@ func flushallCommand(c *client, argv [][]byte) {
 	s.flushedLazily(n, async)
 	s.dirty += int64(n)
 	s.trackingInvalidateKeysOnFlush()
-	s.flushallSave()
+	s.persist.FlushallSave()
 	s.dirty++
 	// The save above resets dirty: without this an empty FLUSHALL with
 	// save points would reach neither the AOF nor the log (as Redis).

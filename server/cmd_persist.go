@@ -163,11 +163,11 @@ func (s *Server) applyConfig(changed []string) error {
 			}
 		case "appendonly":
 			if s.cfg.AppendOnly && s.aof == nil {
-				if err := s.startAppendOnly(); err != nil {
+				if err := s.persist.StartAppendOnly(s.execDepth > 1); err != nil {
 					return err
 				}
 			} else if !s.cfg.AppendOnly && s.aof != nil {
-				s.stopAppendOnly()
+				s.persist.StopAppendOnly()
 			}
 		case "appendfsync", "aof-timestamp-enabled", "aof-disable-auto-gc", "no-appendfsync-on-rewrite",
 			"aof-group-commit-delay-usec", "aof-group-commit-max-batch", "aof-use-rdb-preamble", "aof-load-truncated",

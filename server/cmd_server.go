@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aofserver/aofserver/persist"
 	"github.com/aofserver/aofserver/rstring"
 )
 
@@ -59,18 +60,18 @@ func timeCommand(c *client, argv [][]byte) {
 
 func shutdownCommand(c *client, argv [][]byte) {
 	s := c.srv
-	var f shutdownFlags
+	var f persist.ShutdownFlags
 	abort, now := false, false
 	for _, a := range argv[1:] {
 		switch {
 		case eqFold(a, "save"):
-			f.save = true
+			f.Save = true
 		case eqFold(a, "nosave"):
-			f.nosave = true
+			f.NoSave = true
 		case eqFold(a, "now"):
 			now = true
 		case eqFold(a, "force"):
-			f.force = true
+			f.Force = true
 		case eqFold(a, "abort"):
 			abort = true
 		default:
@@ -78,7 +79,7 @@ func shutdownCommand(c *client, argv [][]byte) {
 			return
 		}
 	}
-	if (abort && (f.save || f.nosave || f.force || now)) || (f.save && f.nosave) {
+	if (abort && (f.Save || f.NoSave || f.Force || now)) || (f.Save && f.NoSave) {
 		c.errSyntax()
 		return
 	}

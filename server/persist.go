@@ -35,13 +35,12 @@ type persistState struct {
 func (s *Server) initPersist() {
 	p := &s.persist
 	p.Init(persist.Env{
-		Lock:       &s.mu,
-		Keyspace:   persistKeyspace{s},
-		Config:     s.cfg,
-		FS:         s.fsys,
-		Log:        persistLog{s},
-		AOF:        func() *aof.AOF { return s.aof },
-		AOFOptions: s.aofOptions,
+		Lock:     &s.mu,
+		Keyspace: persistKeyspace{s},
+		Config:   s.cfg,
+		FS:       s.fsys,
+		Log:      persistLog{s},
+		AOF:      persistAOF{s},
 		// A diskless transfer is a snapshot in progress: a second one
 		// would have to finish its walk first, a pause that grows with
 		// the dataset.
@@ -518,65 +517,14 @@ func (s *Server) infoPersistence(f func(k string, v any)) {
 
 // ------------------------------------------------------------ shutdown
 
-// shutdownFlags are SHUTDOWN's options.
-type shutdownFlags struct {
-	save, nosave, force bool
-}
-
-// prepareShutdown stops the jobs, syncs the AOF and saves dump.rdb when
-// configured (under mu), as Redis 7.0's finishShutdown. On error nothing
-// is closed and the server goes on serving: a save that fails (or an AOF
-// still waiting for its first base) aborts the shutdown unless force.
-func (s *Server) prepareShutdown(f shutdownFlags) error {
-	if s.loading {
-		// Never overwrite dump.rdb with half-loaded data.
-		f.save, f.nosave = false, true
-	}
-	if j := s.rdbJob(); j != nil {
-		s.log.Warn().Msg("There is a child saving an .rdb. Killing it!")
-		j.Kill()
-	}
-	if s.aof != nil {
-		if j := s.aofJob(); j != nil {
-			if s.aof.Waiting() {
-				if !f.force {
-					s.log.Warn().Msg("Writing initial AOF, can't exit.")
-					return s.shutdownFailed(errors.New("writing initial AOF"))
-				}
-				s.log.Warn().Msg("Writing initial AOF. Exit anyway.")
-			}
-			s.log.Warn().Msg("There is a child rewriting the AOF. Killing it!")
-			s.persist.Jobs.KillSync(j)
-		}
-		s.log.Info().Msg("Calling fsync() on the AOF file.")
-		if err := s.aof.Sync(s.aof.Offset(), false); err != nil {
-			s.log.Warn().Msgf("Fail to fsync the AOF file: %s.", errnoText(err))
-		}
-	}
-	if (len(s.cfg.Save) > 0 && !f.nosave) || f.save {
-		s.log.Info().Msg("Saving the final RDB snapshot before exiting.")
-		if err := s.persist.SaveRDB(); err != nil {
-			if !f.force {
-				s.log.Warn().Msg("Error trying to save the DB, can't exit.")
-				return s.shutdownFailed(err)
-			}
-			s.log.Warn().Msg("Error trying to save the DB. Exit anyway.")
-		}
-	}
-	if s.aof != nil {
-		// Close writes and fsyncs what is left, whatever the policy.
-		if err := s.aof.Close(); err != nil {
-			s.log.Warn().Msgf("Error closing the AOF: %v", err)
-		}
-		s.aof = nil
+// prepareShutdown is SHUTDOWN's persistence (persist.PrepareShutdown),
+// done once (under mu).
+func (s *Server) prepareShutdown(f persist.ShutdownFlags) error {
+	if err := s.persist.PrepareShutdown(f, s.loading); err != nil {
+		return err
 	}
 	s.shutdownPrepared = true
 	return nil
-}
-
-func (s *Server) shutdownFailed(err error) error {
-	s.log.Warn().Msg("Errors trying to shut down the server. Check the logs for more information.")
-	return err
 }
 
 // PrepareShutdownOnSignal is the shutdown a SIGTERM or SIGINT asks for
@@ -589,7 +537,7 @@ func (s *Server) PrepareShutdownOnSignal() bool {
 		return true
 	}
 	// Redis logs nothing more than prepareShutdown did.
-	return s.prepareShutdown(shutdownFlags{}) == nil
+	return s.prepareShutdown(persist.ShutdownFlags{}) == nil
 }
 
 func (s *Server) persistOnShutdown(ctx context.Context) error {
@@ -601,16 +549,7 @@ func (s *Server) persistOnShutdown(ctx context.Context) error {
 	if s.aof == nil && s.persist.Jobs.Running() == nil && len(s.cfg.Save) == 0 {
 		return nil
 	}
-	return s.prepareShutdown(shutdownFlags{})
-}
-
-func (s *Server) flushallSave() {
-	if j := s.rdbJob(); j != nil {
-		j.Kill() // reaped as Redis's killRDBChild: "terminated by signal 10"
-	}
-	if len(s.cfg.Save) > 0 {
-		s.persist.SaveRDB()
-	}
+	return s.prepareShutdown(persist.ShutdownFlags{})
 }
 
 // fsys is the file system of the data directory: every file operation of
@@ -643,6 +582,22 @@ func (l persistLog) ChildNotice(pid int, msg string) {
 }
 
 func absPath(dir, name string) string { return persist.AbsPath(dir, name) }
+
+// persistAOF is the server's side of its AOF (persist.AOFHost).
+type persistAOF struct{ s *Server }
+
+func (h persistAOF) AOF() *aof.AOF        { return h.s.aof }
+func (h persistAOF) Options() aof.Options { return h.s.aofOptions() }
+func (h persistAOF) Wire(a *aof.AOF)      { h.s.installAckHook(a) }
+func (h persistAOF) SetAOF(a *aof.AOF) {
+	h.s.aof = a
+	if a != nil {
+		// Offsets are per AOF instance: forget those of a previous one.
+		for _, c := range h.s.clients {
+			c.fedOff = 0
+		}
+	}
+}
 
 // persistKeyspace is the dataset as the saves see it (persist.Keyspace).
 type persistKeyspace struct{ s *Server }
