@@ -38,10 +38,7 @@ type tclCase struct {
 // tclKnown lists the cases that still differ from redis-server, and why:
 // they run, and are skipped (with the reason) when they differ.
 var tclKnown = map[string]string{
-	"recursive object":    "the harness cannot read Redis's 7995-deep reply (TestDiffScriptSelfReferencingTable compares it raw)",
-	"binary code refused": "gopher-lua's 'attempt to call' message does not name the value's type",
-	"pcall":               "gopher-lua's runtime error messages (no variable names, other wording)",
-	"malicious access":    "gopher-lua's 'attempt to call' message has no field name",
+	"recursive object": "the harness cannot read Redis's 7995-deep reply (TestDiffScriptSelfReferencingTable compares it raw)",
 }
 
 // tclDriver runs cases on one diffPair in EVAL or FUNCTION mode.

@@ -2,6 +2,8 @@ package server
 
 import (
 	"reflect"
+	"regexp"
+	"strconv"
 	"strings"
 	"unsafe"
 
@@ -23,8 +25,8 @@ import (
 // and register fields, read once by reflection; luaFrameLayoutOK is false
 // (messages stay unnamed) if its layout is not the expected one.
 var luaFrameLayout struct {
-	fn, parent, pc, base, localBase uintptr // in callFrame
-	reg, array                      uintptr // LState.reg, registry.array
+	fn, parent, pc, base, localBase, nargs uintptr // in callFrame
+	reg, array                             uintptr // LState.reg, registry.array
 }
 
 var luaFrameLayoutOK = func() bool {
@@ -44,7 +46,8 @@ var luaFrameLayoutOK = func() bool {
 	intT := reflect.TypeFor[int]()
 	l := &luaFrameLayout
 	if !field("Fn", reflect.TypeFor[*lua.LFunction](), &l.fn) || !field("Parent", cur.Type, &l.parent) ||
-		!field("Pc", intT, &l.pc) || !field("Base", intT, &l.base) || !field("LocalBase", intT, &l.localBase) {
+		!field("Pc", intT, &l.pc) || !field("Base", intT, &l.base) || !field("LocalBase", intT, &l.localBase) ||
+		!field("NArgs", intT, &l.nargs) {
 		return false
 	}
 	reg, ok := reflect.TypeFor[lua.LState]().FieldByName("reg")
@@ -92,6 +95,76 @@ type luaRaising struct {
 	p    *lua.FunctionProto
 	pc   int
 	regs []lua.LValue
+}
+
+// luaFrameFn is a call frame's function.
+func luaFrameFn(f unsafe.Pointer) *lua.LFunction {
+	return *(**lua.LFunction)(unsafe.Add(f, luaFrameLayout.fn))
+}
+
+// luaCallerName is ldebug.c getfuncname for the Go function whose frame is
+// g: how the Lua code calling it named it (its callee register's
+// getobjname, "method" for obj:f()), kind "" when its caller is not Lua
+// code. callerLua tells that case apart.
+func luaCallerName(g unsafe.Pointer) (kind, name string, callerLua bool) {
+	l := &luaFrameLayout
+	p := *(*unsafe.Pointer)(unsafe.Add(g, l.parent))
+	if p == nil {
+		return "", "", false
+	}
+	fn := luaFrameFn(p)
+	if fn == nil || fn.IsG || fn.Proto == nil {
+		return "", "", false
+	}
+	pc := *(*int)(unsafe.Add(p, l.pc)) - 1
+	if pc < 0 || pc >= len(fn.Proto.Code) {
+		return "", "", true
+	}
+	switch i := fn.Proto.Code[pc]; luaOp(i) {
+	case lua.OP_CALL, lua.OP_TAILCALL, lua.OP_TFORLOOP:
+		kind, name = luaObjName(fn.Proto, pc, luaA(i))
+	}
+	return kind, name, true
+}
+
+// luaArgMessage is lauxlib.c luaL_argerror's message for gopher-lua's
+// ArgError/TypeError raised by the Go function below the running handler:
+// the function named as its Lua caller calls it ('?' from Go code: pcall),
+// a method's self not counted, "no value" for a missing argument, and the
+// position only when the caller is Lua code (luaL_where(L, 1)). ok is
+// false when the frames cannot be read.
+func luaArgMessage(L *lua.LState, pos string, narg int, msg string) (string, bool) {
+	if !luaFrameLayoutOK {
+		return "", false
+	}
+	l := &luaFrameLayout
+	cur := *(*unsafe.Pointer)(unsafe.Add(unsafe.Pointer(L), luaFrameOff))
+	if cur == nil {
+		return "", false
+	}
+	g := *(*unsafe.Pointer)(unsafe.Add(cur, l.parent))
+	if g == nil {
+		return "", false
+	}
+	if fn := luaFrameFn(g); fn == nil || !fn.IsG {
+		return "", false
+	}
+	if t, ok := strings.CutSuffix(msg, " expected, got nil"); ok && narg > *(*int)(unsafe.Add(g, l.nargs)) {
+		msg = t + " expected, got no value"
+	}
+	kind, name, callerLua := luaCallerName(g)
+	if !callerLua {
+		pos = ""
+	}
+	if kind == "method" {
+		if narg--; narg == 0 {
+			return pos + "calling '" + name + "' on bad self (" + msg + ")", true
+		}
+	}
+	if kind == "" {
+		name = "?"
+	}
+	return pos + "bad argument #" + strconv.Itoa(narg) + " to '" + name + "' (" + msg + ")", true
 }
 
 // luaRaisingFrame reads the frame below the running error handler; ok is
@@ -295,6 +368,11 @@ func (r *luaRaising) typeError(op string, v lua.LValue, reg int) string {
 	return "attempt to " + op + " a " + v.Type().String() + " value"
 }
 
+// luaBadArgErr is gopher-lua's ArgError/TypeError message (its function
+// name unquoted: "(anonymous)", "main chunk", a call's name; lualib's
+// messages, already Lua's, quote it).
+var luaBadArgErr = regexp.MustCompile(`(?s)bad argument #(\d+) to ([^'?].*?) \((.*)\)$`)
+
 const (
 	luaCallErr  = "attempt to call a non-function object"
 	luaIndexErr = "attempt to index a non-table object("
@@ -305,6 +383,13 @@ const (
 // it for a Lua instruction; else luaStdMessage's unnamed wording. The
 // position before the message is kept.
 func luaRuntimeMessage(L *lua.LState, msg string) string {
+	if m := luaBadArgErr.FindStringSubmatchIndex(msg); m != nil {
+		narg, _ := strconv.Atoi(msg[m[2]:m[3]])
+		if s, ok := luaArgMessage(L, msg[:m[0]], narg, msg[m[6]:m[7]]); ok {
+			return s
+		}
+		return msg
+	}
 	core := -1 // where gopher-lua's own wording starts
 	switch {
 	case strings.HasSuffix(msg, luaCallErr):

@@ -189,11 +189,17 @@ func newLuaEngine(s *Server) *luaEngine {
 	})
 	g.RawSetString("pcall", L.NewFunction(func(L *lua.LState) int {
 		n := L.GetTop()
-		if v := L.Get(1); n == 0 || v.Type() != lua.LTFunction && L.GetMetaField(v, "__call").Type() != lua.LTFunction {
+		if n == 0 {
+			// Redis's pcall (luaRedisPcall) puts its result's place holder,
+			// true, below the arguments: with none, it calls that
+			L.Push(lua.LFalse)
+			L.Push(lua.LString("attempt to call a boolean value"))
+			return 2
+		}
+		if v := L.Get(1); v.Type() != lua.LTFunction && L.GetMetaField(v, "__call").Type() != lua.LTFunction {
 			// gopher-lua's answers: the argument error, or false and
 			// "attempt to call a nil value"
-			L.Insert(origPcall, 1)
-			L.Call(n, lua.MultRet)
+			luaCallGo(L, origPcall)
 		} else {
 			e.protectedCall(L, e.msgErrh)
 		}
@@ -215,9 +221,7 @@ func newLuaEngine(s *Server) *luaEngine {
 		f, fok := L.Get(1).(*lua.LFunction)
 		h, hok := L.Get(2).(*lua.LFunction)
 		if !fok || !hok {
-			L.Insert(origXpcall, 1)
-			L.Call(L.GetTop()-1, lua.MultRet)
-			return L.GetTop()
+			return luaCallGo(L, origXpcall)
 		}
 		L.SetTop(0) // f gets no arguments
 		L.Push(f)
@@ -239,9 +243,7 @@ func newLuaEngine(s *Server) *luaEngine {
 			L.Push(lua.LString(lualib.FmtNumber(float64(n))))
 			return 1
 		}
-		L.Insert(origTostring, 1)
-		L.Call(L.GetTop()-1, 1)
-		return 1
+		return luaCallGo(L, origTostring)
 	}))
 	// Scripts see the globals and the libraries read-only, as in Redis
 	// 7.0: their environment is a proxy that refuses writes, and reading an
@@ -281,6 +283,18 @@ func newLuaEngine(s *Server) *luaEngine {
 	g.RawSetString("__redis__err__handler", e.errh)
 	e.guardRawAccess(g)
 	return e
+}
+
+// luaCallGo runs gopher-lua's Go function fn as the running function (in
+// its frame, on its arguments), as a wrapper's delegate: its errors name
+// the function as the Lua code called it (luaArgMessage), not '?'. Only
+// its results are left on the stack; it returns their count.
+func luaCallGo(L *lua.LState, fn lua.LValue) int {
+	k := fn.(*lua.LFunction).GFunction(L)
+	for extra := L.GetTop() - k; extra > 0; extra-- {
+		L.Remove(1)
+	}
+	return k
 }
 
 // protectedCall is lua_pcall of the function on L's stack (the only
@@ -369,12 +383,7 @@ func (e *luaEngine) guardRawAccess(g *lua.LTable) {
 		orig := g.RawGetString(name)
 		g.RawSetString(name, L.NewFunction(func(L *lua.LState) int { return f(L, orig) }))
 	}
-	callOrig := func(L *lua.LState, orig lua.LValue) int {
-		n := L.GetTop()
-		L.Insert(orig, 1)
-		L.Call(n, lua.MultRet)
-		return L.GetTop()
-	}
+	callOrig := luaCallGo
 	wrap("rawset", func(L *lua.LState, orig lua.LValue) int {
 		if target(L.Get(1)) != nil {
 			refuse(L)
