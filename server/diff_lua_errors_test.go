@@ -131,6 +131,8 @@ var luaErrorBodies = []string{
 	"return setmetatable(1, {})",
 	"return tostring()",
 	"return type()",
+	"local n = 0 for k, v in pairs({1, 2}) do n = n + v end for i, v in ipairs({3}) do n = n + v end return n",
+	"return pairs()",
 	"return pcall()",
 	"return rawget()",
 	"return next()",

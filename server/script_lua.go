@@ -287,10 +287,17 @@ func newLuaEngine(s *Server) *luaEngine {
 
 // luaCallGo runs gopher-lua's Go function fn as the running function (in
 // its frame, on its arguments), as a wrapper's delegate: its errors name
-// the function as the Lua code called it (luaArgMessage), not '?'. Only
-// its results are left on the stack; it returns their count.
+// the function as the Lua code called it (luaArgMessage), not '?'. A
+// closure (pairs, ipairs read their upvalue) gets a frame of its own.
+// Only its results are left on the stack; it returns their count.
 func luaCallGo(L *lua.LState, fn lua.LValue) int {
-	k := fn.(*lua.LFunction).GFunction(L)
+	f := fn.(*lua.LFunction)
+	if len(f.Upvalues) > 0 {
+		L.Insert(f, 1)
+		L.Call(L.GetTop()-1, lua.MultRet)
+		return L.GetTop()
+	}
+	k := f.GFunction(L)
 	for extra := L.GetTop() - k; extra > 0; extra-- {
 		L.Remove(1)
 	}
@@ -424,6 +431,9 @@ func (e *luaEngine) guardRawAccess(g *lua.LTable) {
 			L.Push(t)
 			L.Push(lua.LNil)
 			return 3
+		}
+		if L.Get(1).Type() != lua.LTTable {
+			L.TypeError(1, lua.LTTable) // here: the caller names pairs
 		}
 		return callOrig(L, orig)
 	})
