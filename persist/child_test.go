@@ -95,6 +95,7 @@ var fsxEpoch = time.Unix(1700000000, 0)
 // lineLog keeps the lines logged, Redis's level mark first.
 type lineLog struct{ lines *[]string }
 
+func (l lineLog) Verbose(msg string) { *l.lines = append(*l.lines, "- "+msg) }
 func (l lineLog) Notice(msg string)  { *l.lines = append(*l.lines, "* "+msg) }
 func (l lineLog) Warning(msg string) { *l.lines = append(*l.lines, "# "+msg) }
 func (l lineLog) ChildNotice(pid int, msg string) {

@@ -53,9 +53,10 @@ type SnapStatus struct {
 	Err         error     // the walk's error (an encoder's)
 }
 
-// Log takes the log lines of the jobs: Redis's notices (*) and warnings
-// (#), and the notices a child logs under its own pid.
+// Log takes persist's log lines at Redis's levels: verbose (-), notice
+// (*), warning (#), and the notices a child logs under its own pid.
 type Log interface {
+	Verbose(msg string)
 	Notice(msg string)
 	Warning(msg string)
 	ChildNotice(pid int, msg string)

@@ -47,6 +47,8 @@ type Env struct {
 	OtherSnapshot func() bool
 	// Latency observes a latency monitor event (fork, rdb-unlink-temp-file).
 	Latency func(event string, d time.Duration)
+	// Exit ends the process (the server's, tests substitute it).
+	Exit func(code int)
 }
 
 // AOFHost is the server's side of its AOF. Its methods are called under
@@ -83,6 +85,10 @@ type Persister struct {
 	LastRewriteTime  int64 // seconds the last rewrite took, -1 none
 	RDBLastCOW       int64 // bytes the last successful BGSAVE copied on write
 	AOFLastCOW       int64 // and the last successful rewrite
+
+	// CheckReport receives redis-check-rdb's report on a file that fails
+	// to load (nil: standard output, as Redis's printf).
+	CheckReport io.Writer
 
 	lastSaveTry  time.Time // the cron's last try at a save point
 	rewriteLimit rewriteLimit

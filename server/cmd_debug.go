@@ -250,7 +250,7 @@ func debugReload(c *client, argv [][]byte) {
 					s.log.Debug().Msg(l)
 				}
 			}
-		} else if !errors.Is(err, fs.ErrNotExist) && !s.rdbLoadRefused(err) {
+		} else if !errors.Is(err, fs.ErrNotExist) && !s.persist.LoadRefused(err) {
 			// (a missing dump.rdb fails rdbLoad's fopen: nothing logged)
 			s.log.Warn().Msgf("DEBUG RELOAD: %v", err)
 		}

@@ -3,7 +3,6 @@ package server
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -55,6 +54,7 @@ func (s *Server) initPersist() {
 			}
 			s.latency.observe(event, d)
 		},
+		Exit: func(code int) { s.exitFn(code) },
 	})
 	b := make([]byte, 20)
 	f, err := os.Open("/dev/urandom")
@@ -375,24 +375,14 @@ func (s *Server) newRDBLoader(aofBase bool) *rdbLoader {
 	return &rdbLoader{s: s, aofBase: aofBase, now: s.nowMs()}
 }
 
+// loadDumpRDB loads dump.rdb at start-up (persist.LoadDump).
 func (s *Server) loadDumpRDB() error {
-	path := s.dumpPath()
-	f, err := s.fsys().Open(path)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil
-		}
-		return fmt.Errorf("Fatal error loading the DB: %v. Exiting.", err)
-	}
-	defer f.Close()
-	s.setLoading(true)
-	defer s.setLoading(false)
-	start := time.Now()
-	if _, err := s.decodeRDB(bufio.NewReaderSize(f, 1<<20), s.newRDBLoader(false)); err != nil {
-		return s.rdbLoadFailed(path, err)
-	}
-	s.log.Info().Msgf("DB loaded from disk: %.3f seconds", time.Since(start).Seconds())
-	return nil
+	return s.persist.LoadDump(func(r *bufio.Reader) error {
+		s.setLoading(true)
+		defer s.setLoading(false)
+		_, err := s.decodeRDB(r, s.newRDBLoader(false))
+		return err
+	})
 }
 
 func (s *Server) aofBufferLength() int64 {
@@ -575,6 +565,7 @@ func (s *Server) childActive() bool { return s.persist.ChildActive() }
 // persistLog is the server's log as the jobs write to it (persist.Log).
 type persistLog struct{ s *Server }
 
+func (l persistLog) Verbose(msg string) { l.s.log.Debug().Msg(msg) }
 func (l persistLog) Notice(msg string)  { l.s.log.Info().Msg(msg) }
 func (l persistLog) Warning(msg string) { l.s.log.Warn().Msg(msg) }
 func (l persistLog) ChildNotice(pid int, msg string) {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/aofserver/aofserver/config"
+	"github.com/aofserver/aofserver/persist"
 	"github.com/aofserver/aofserver/rdb"
 )
 
@@ -109,15 +110,14 @@ func ourStartFailure(t *testing.T, data []byte) []string {
 		t.Fatal(err)
 	}
 	var report bytes.Buffer
-	checkReportOut = &report
-	defer func() { checkReportOut = os.Stdout }()
+	s.persist.CheckReport = &report
 	exit := -1
 	s.exitFn = func(code int) { exit = code }
 	err = s.LoadData()
 	switch {
-	case exit == 1 && errors.Is(err, errRDBLoadAborted):
+	case exit == 1 && errors.Is(err, persist.ErrLoadAborted):
 		return failureLines(logs.String() + report.String())
-	case exit == -1 && errors.Is(err, errRDBLoadTerminated):
+	case exit == -1 && errors.Is(err, persist.ErrLoadTerminated):
 		// cmd/server logs the returned error as the last line, then exits 1.
 		return failureLines(logs.String() + report.String() + err.Error() + "\n")
 	}

@@ -54,8 +54,6 @@ func TestReplicaUnloadableRDBFromMaster(t *testing.T) {
 	badCRC[len(badCRC)-1] ^= 0x5a
 	v99 := append([]byte("REDIS0099"), payload[9:]...)
 	var report bytes.Buffer
-	checkReportOut = &report
-	defer func() { checkReportOut = os.Stdout }()
 
 	for _, c := range []struct {
 		name  string
@@ -93,6 +91,7 @@ func TestReplicaUnloadableRDBFromMaster(t *testing.T) {
 		exit := make(chan int, 4)
 		ours.s.mu.Lock()
 		ours.s.exitFn = func(code int) { exit <- code }
+		ours.s.persist.CheckReport = &report
 		ours.s.mu.Unlock()
 		o := dial(t, ours.addr)
 		o.do("SET", "old", "data")

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/aofserver/aofserver/aof"
+	"github.com/aofserver/aofserver/persist"
 	"github.com/aofserver/aofserver/rdb"
 )
 
@@ -568,13 +569,13 @@ func (d deadlineReader) Read(p []byte) (int, error) {
 // version rdbLoad refuses is logged, and the sync is tried again. Under mu.
 func (s *Server) syncLoadFailed(path string, err error) error {
 	if _, ok := rdb.LoadFailureLines(err); ok {
-		if ferr := s.rdbLoadFailed(path, err); ferr == errRDBLoadTerminated {
+		if ferr := s.persist.LoadFailed(path, err); ferr == persist.ErrLoadTerminated {
 			s.log.Warn().Msg(ferr.Error())
 			s.exitFn(1)
 		}
 		return errors.New("MASTER <-> REPLICA sync: loading failed")
 	}
-	if !s.rdbLoadRefused(err) {
+	if !s.persist.LoadRefused(err) {
 		return fmt.Errorf("Failed trying to load the MASTER synchronization DB from disk: %v", err)
 	}
 	return errors.New("Failed trying to load the MASTER synchronization DB from disk: Invalid argument")
