@@ -39,18 +39,18 @@ func bzpopGeneric(c *client, argv [][]byte, max bool) {
 			rk := 0
 			pop, ev := "ZPOPMIN", "zpopmin"
 			if max {
-				rk = z.length() - 1
+				rk = z.Len() - 1
 				pop, ev = "ZPOPMAX", "zpopmax"
 			}
-			cur := z.cursor(rk)
-			m, sc := cur.get()
+			cur := z.Cursor(rk)
+			m, sc := cur.Get()
 			c.arrayLen(3)
 			c.bulk(key)
 			c.bulk(m)
 			c.double(sc)
-			z.deleteRankRange(rk, rk)
+			z.DeleteRankRange(rk, rk)
 			s.notify(notifyZset, ev, key, c.db.id)
-			if z.length() == 0 {
+			if z.Len() == 0 {
 				s.deleteKey(c.db, key)
 				s.notify(notifyGeneric, "del", key, c.db.id)
 			}

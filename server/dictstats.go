@@ -1,5 +1,7 @@
 package server
 
+import "github.com/aofserver/aofserver/zset"
+
 // debugHTStats is DEBUG HTSTATS <dbid>.
 func debugHTStats(c *client, argv [][]byte) {
 	s := c.srv
@@ -31,7 +33,7 @@ func debugHTStatsKey(c *client, argv [][]byte) {
 			st = d.Stats()
 		}
 	case typZSet:
-		if d := (*zsetObj)(e.ptr).dict; d != nil {
+		if d := (*zset.Set)(e.ptr).Dict(); d != nil {
 			st = d.Stats()
 		}
 	case typHash:

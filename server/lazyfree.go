@@ -2,6 +2,7 @@ package server
 
 import (
 	"github.com/aofserver/aofserver/rdb"
+	"github.com/aofserver/aofserver/zset"
 )
 
 // Lazy freeing as Redis 7.0's lazyfree.c sees it from outside: Go's
@@ -25,8 +26,8 @@ func (s *Server) lazyfreeEffort(v entry, max int) int {
 			return st.dict.Len()
 		}
 	case typZSet:
-		if z := (*zsetObj)(v.ptr); z.zsl != nil {
-			return z.zsl.Length
+		if z := (*zset.Set)(v.ptr); z.Skiplist() {
+			return z.Len()
 		}
 	case typHash:
 		if h := (*hashObj)(v.ptr); h.dict != nil {

@@ -4,6 +4,7 @@ import (
 	"unsafe"
 
 	"github.com/aofserver/aofserver/rdb"
+	"github.com/aofserver/aofserver/zset"
 )
 
 // Type-generic operations on entries. Collections implement encoding,
@@ -18,7 +19,7 @@ func objEncoding(e entry) string {
 	case typSet:
 		return (*setObj)(e.ptr).encoding()
 	case typZSet:
-		return (*zsetObj)(e.ptr).encoding()
+		return (*zset.Set)(e.ptr).Encoding()
 	case typHash:
 		return (*hashObj)(e.ptr).encoding()
 	case typStream:
@@ -46,7 +47,7 @@ func objClone(e entry) entry {
 	case typSet:
 		out = newObjEntry(typSet, unsafe.Pointer((*setObj)(e.ptr).clone()))
 	case typZSet:
-		out = newObjEntry(typZSet, unsafe.Pointer((*zsetObj)(e.ptr).clone()))
+		out = newObjEntry(typZSet, unsafe.Pointer((*zset.Set)(e.ptr).Clone()))
 	case typHash:
 		out = newObjEntry(typHash, unsafe.Pointer((*hashObj)(e.ptr).clone()))
 	case typStream:
@@ -64,7 +65,7 @@ func objMemUsage(e entry) int64 {
 	case typSet:
 		return (*setObj)(e.ptr).memUsage()
 	case typZSet:
-		return (*zsetObj)(e.ptr).memUsage()
+		return (*zset.Set)(e.ptr).MemUsage()
 	case typHash:
 		return (*hashObj)(e.ptr).memUsage()
 	case typStream:
@@ -84,7 +85,7 @@ func objToRDB(e entry) *rdb.Value {
 	case typSet:
 		return (*setObj)(e.ptr).toRDB()
 	case typZSet:
-		return (*zsetObj)(e.ptr).toRDB()
+		return (*zset.Set)(e.ptr).ToRDB()
 	case typHash:
 		return (*hashObj)(e.ptr).toRDB()
 	case typStream:
@@ -121,7 +122,7 @@ func objLength(e entry) int {
 	case typSet:
 		return (*setObj)(e.ptr).length()
 	case typZSet:
-		return (*zsetObj)(e.ptr).length()
+		return (*zset.Set)(e.ptr).Len()
 	case typHash:
 		return (*hashObj)(e.ptr).length()
 	case typStream:

@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/aofserver/aofserver/geohash"
+	"github.com/aofserver/aofserver/zset"
 )
 
 // GEO commands (Redis's geo.c): a geo index is a sorted set whose scores
@@ -45,7 +46,7 @@ func cFormatF(f float64) string {
 
 // geoParseDouble is getDoubleFromObjectOrReply with an optional message.
 func geoParseDouble(c *client, b []byte, msg string) (float64, bool) {
-	f, ok := zParseScore(b)
+	f, ok := zset.ParseScore(b)
 	if !ok {
 		if msg == "" {
 			c.err(errNotFloat)
@@ -197,11 +198,11 @@ func geoaddCommand(c *client, argv [][]byte) {
 }
 
 // geoZsetScore returns member's score in a possibly absent zset.
-func geoZsetScore(z *zsetObj, member []byte) (float64, bool) {
+func geoZsetScore(z *zset.Set, member []byte) (float64, bool) {
 	if z == nil {
 		return 0, false
 	}
-	return z.score(member)
+	return z.Score(member)
 }
 
 func geodistCommand(c *client, argv [][]byte) {
@@ -318,8 +319,8 @@ type geoPoint struct {
 }
 
 // geoMemberPos is longLatFromMember.
-func geoMemberPos(z *zsetObj, member []byte) (lon, lat float64, ok bool) {
-	sc, ok := z.score(member)
+func geoMemberPos(z *zset.Set, member []byte) (lon, lat float64, ok bool) {
+	sc, ok := z.Score(member)
 	if !ok {
 		return 0, 0, false
 	}
@@ -548,11 +549,11 @@ func georadiusGeneric(c *client, argv [][]byte, srcIdx int, flags int) {
 		for i := range points {
 			maxLen = max(maxLen, len(points[i].member))
 		}
-		var dst *zsetObj
+		var dst *zset.Set
 		if returned <= s.cfg.ZSetMaxListpackEntries && maxLen <= s.cfg.ZSetMaxListpackValue {
-			dst = newZsetListpack()
+			dst = zset.NewListpack(0)
 		} else {
-			dst = newZsetSkiplist(returned)
+			dst = zset.NewSkiplist(returned)
 		}
 		for i := range points {
 			gp := &points[i]
@@ -561,7 +562,7 @@ func georadiusGeneric(c *client, argv [][]byte, srcIdx int, flags int) {
 			if storedist {
 				sc = gp.dist
 			}
-			dst.insertRaw(cloneBytes(gp.member), sc)
+			dst.InsertRaw(cloneBytes(gp.member), sc)
 		}
 		s.setKey(c.db, storekey, newObjEntry(typZSet, unsafe.Pointer(dst)), false)
 		s.signalModifiedKey(c.db, storekey)
@@ -581,7 +582,7 @@ func georadiusGeneric(c *client, argv [][]byte, srcIdx int, flags int) {
 
 // geoMembersOfAllNeighbors collects the members inside the shape from the
 // nine search boxes, in Redis's order; limit > 0 stops early (ANY).
-func geoMembersOfAllNeighbors(z *zsetObj, sh *geohash.Shape, limit int) []geoPoint {
+func geoMembersOfAllNeighbors(z *zset.Set, sh *geohash.Shape, limit int) []geoPoint {
 	boxes := geohash.SearchAreas(sh)
 	var out []geoPoint
 	last := 0
@@ -604,15 +605,15 @@ func geoMembersOfAllNeighbors(z *zsetObj, sh *geohash.Shape, limit int) []geoPoi
 	return out
 }
 
-func geoPointsInRange(z *zsetObj, minS, maxS float64, sh *geohash.Shape, out []geoPoint, limit int) []geoPoint {
-	r := zScoreRange{min: minS, max: maxS, maxex: true}
-	first := z.firstInScore(&r)
+func geoPointsInRange(z *zset.Set, minS, maxS float64, sh *geohash.Shape, out []geoPoint, limit int) []geoPoint {
+	r := zset.ScoreRange{Min: minS, Max: maxS, MaxEx: true}
+	first := z.FirstInScore(&r)
 	if first < 0 {
 		return out
 	}
-	for cur := z.cursor(first); cur.valid(); cur.step(false) {
-		m, sc := cur.get()
-		if !r.lteMax(sc) {
+	for cur := z.Cursor(first); cur.Valid(); cur.Step(false) {
+		m, sc := cur.Get()
+		if !r.LteMax(sc) {
 			break
 		}
 		lon, lat, ok := geohash.DecodeScore(sc)

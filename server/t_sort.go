@@ -5,7 +5,9 @@ import (
 	"sort"
 	"unsafe"
 
+	"github.com/aofserver/aofserver/rstring"
 	"github.com/aofserver/aofserver/skiplist"
+	"github.com/aofserver/aofserver/zset"
 )
 
 // SORT and SORT_RO, following Redis 7.0's sortCommandGeneric.
@@ -80,13 +82,13 @@ func sortStrtod(b []byte) (float64, bool) {
 		return 0, true
 	}
 	i := 0
-	for i < len(b) && isCSpace(b[i]) {
+	for i < len(b) && rstring.IsSpace(b[i]) {
 		i++
 	}
 	if i == len(b) {
 		return 0, false
 	}
-	f, erange, ok := zStrtod(b[i:])
+	f, erange, ok := rstring.Strtod(b[i:])
 	if !ok || erange {
 		return 0, false
 	}
@@ -170,13 +172,13 @@ func sortGeneric(c *client, argv [][]byte, readonly bool) {
 	if dontsort && typ == typSet && storekey != nil {
 		dontsort, alpha, sortby = false, true, nil
 	}
-	var zs *zsetObj
+	var zs *zset.Set
 	if found && typ == typZSet {
-		zs = (*zsetObj)(e.ptr)
-		if zs.zsl == nil {
+		zs = (*zset.Set)(e.ptr)
+		if !zs.Skiplist() {
 			// Redis converts the sorted set to a skiplist for SORT.
 			s.beforeModify(c.db, bstr(key))
-			zs.convertToSkiplist()
+			zs.ConvertToSkiplist()
 		}
 	}
 	vectorlen := 0
@@ -187,7 +189,7 @@ func sortGeneric(c *client, argv [][]byte, readonly bool) {
 		case typSet:
 			vectorlen = (*setObj)(e.ptr).length()
 		case typZSet:
-			vectorlen = zs.length()
+			vectorlen = zs.Len()
 		}
 	}
 	vl := int64(vectorlen)
@@ -241,21 +243,21 @@ func sortGeneric(c *client, argv [][]byte, readonly bool) {
 			return true
 		})
 	case typ == typZSet && dontsort:
-		n := zs.length()
+		n := zs.Len()
 		rk := int(start)
 		if desc {
 			rk = n - 1 - int(start)
 		}
-		cur := zs.cursor(rk)
-		for i := int64(0); i < vl && cur.valid(); i++ {
-			m, _ := cur.get()
+		cur := zs.Cursor(rk)
+		for i := int64(0); i < vl && cur.Valid(); i++ {
+			m, _ := cur.Get()
 			vector = append(vector, sortItem{obj: m})
-			cur.step(desc)
+			cur.Step(desc)
 		}
 		end -= start
 		start = 0
 	default: // zset, in its dict's order (sorted below)
-		zs.dict.Range(func(_ string, n **skiplist.Node) bool {
+		zs.Dict().Range(func(_ string, n **skiplist.Node) bool {
 			vector = append(vector, sortItem{obj: (*n).Member})
 			return true
 		})

@@ -1,604 +1,24 @@
 package server
 
 import (
-	"bytes"
 	"math"
-	"sort"
-	"strconv"
-	"strings"
 	"unsafe"
 
-	"github.com/aofserver/aofserver/dict"
 	"github.com/aofserver/aofserver/rdb"
 	"github.com/aofserver/aofserver/resp"
 	"github.com/aofserver/aofserver/skiplist"
+	"github.com/aofserver/aofserver/zset"
 )
-
-// zsetObj is a sorted set in one of Redis's two encodings:
-//
-//   - listpack: lp is a slice ordered by (score, member), searched linearly
-//     by member like Redis's listpack (it is small by definition);
-//   - skiplist: zsl orders the elements with spans for ranks, and dict maps
-//     a member to its node (whose score is the member's score).
-//
-// The conversion listpack -> skiplist happens when an insert would pass
-// zset-max-listpack-entries or add a member longer than
-// zset-max-listpack-value, and is never undone, as in Redis 7.0.
-type zsetObj struct {
-	lp   []zEntry
-	zsl  *skiplist.List
-	dict *dict.Dict[*skiplist.Node]
-}
-
-type zEntry struct {
-	member []byte
-	score  float64
-}
-
-func newZsetListpack() *zsetObj { return &zsetObj{} }
-
-func newZsetSkiplist(hint int) *zsetObj {
-	return &zsetObj{zsl: skiplist.New(), dict: dict.New[*skiplist.Node](hint)}
-}
-
-func (z *zsetObj) encoding() string {
-	if z.zsl != nil {
-		return "skiplist"
-	}
-	return "listpack"
-}
-
-func (z *zsetObj) length() int {
-	if z.zsl != nil {
-		return z.zsl.Length
-	}
-	return len(z.lp)
-}
-
-func (z *zsetObj) lpIndex(member []byte) int {
-	for i := range z.lp {
-		if bytes.Equal(z.lp[i].member, member) {
-			return i
-		}
-	}
-	return -1
-}
-
-// score returns member's score.
-func (z *zsetObj) score(member []byte) (float64, bool) {
-	if z.zsl != nil {
-		n, ok := z.dict.Get(bstr(member))
-		if !ok {
-			return 0, false
-		}
-		return n.Score, true
-	}
-	if i := z.lpIndex(member); i >= 0 {
-		return z.lp[i].score, true
-	}
-	return 0, false
-}
-
-func (z *zsetObj) convertToSkiplist() {
-	if z.zsl != nil {
-		return
-	}
-	zsl := skiplist.New()
-	d := dict.New[*skiplist.Node](len(z.lp))
-	for _, e := range z.lp {
-		n := zsl.Insert(e.score, e.member)
-		d.Set(bstr(e.member), n)
-	}
-	z.lp, z.zsl, z.dict = nil, zsl, d
-}
-
-// insert adds an absent member (an owned copy) with score, converting the
-// encoding first if the listpack would outgrow its limits.
-func (z *zsetObj) insert(s *Server, member []byte, score float64) {
-	if z.zsl == nil && (len(z.lp)+1 > s.cfg.ZSetMaxListpackEntries || len(member) > s.cfg.ZSetMaxListpackValue) {
-		z.convertToSkiplist()
-	}
-	z.insertRaw(member, score)
-}
-
-func (z *zsetObj) insertRaw(member []byte, score float64) {
-	if z.zsl != nil {
-		n := z.zsl.Insert(score, member)
-		z.dict.Set(string(member), n)
-		return
-	}
-	if score == 0 {
-		score = 0 // the listpack stores scores as text via d2string: -0 becomes 0
-	}
-	i := sort.Search(len(z.lp), func(i int) bool {
-		return skiplist.Less(score, member, z.lp[i].score, z.lp[i].member)
-	})
-	z.lp = append(z.lp, zEntry{})
-	copy(z.lp[i+1:], z.lp[i:])
-	z.lp[i] = zEntry{member: member, score: score}
-}
-
-// setScore changes an existing member's score.
-func (z *zsetObj) setScore(member []byte, cur, score float64) {
-	if z.zsl != nil {
-		n := z.zsl.UpdateScore(cur, member, score)
-		z.dict.Set(bstr(member), n)
-		return
-	}
-	i := z.lpIndex(member)
-	m := z.lp[i].member
-	z.lp = append(z.lp[:i], z.lp[i+1:]...)
-	z.insertRaw(m, score)
-}
-
-// remove deletes member; it reports whether it was present.
-func (z *zsetObj) remove(member []byte) bool {
-	if z.zsl != nil {
-		n, ok := z.dict.Delete(bstr(member))
-		if !ok {
-			return false
-		}
-		z.zsl.Delete(n.Score, n.Member)
-		return true
-	}
-	i := z.lpIndex(member)
-	if i < 0 {
-		return false
-	}
-	z.lp[len(z.lp)-1], z.lp = zEntry{}, append(z.lp[:i], z.lp[i+1:]...)
-	return true
-}
-
-// rank returns member's 0-based ascending rank.
-func (z *zsetObj) rank(member []byte) (int, float64, bool) {
-	if z.zsl != nil {
-		n, ok := z.dict.Get(bstr(member))
-		if !ok {
-			return 0, 0, false
-		}
-		return z.zsl.Rank(n.Score, n.Member) - 1, n.Score, true
-	}
-	i := z.lpIndex(member)
-	if i < 0 {
-		return 0, 0, false
-	}
-	return i, z.lp[i].score, true
-}
-
-// deleteRankRange removes ranks [start, end] (0-based, valid).
-func (z *zsetObj) deleteRankRange(start, end int) {
-	if z.zsl == nil {
-		n := copy(z.lp[start:], z.lp[end+1:])
-		clear(z.lp[start+n:])
-		z.lp = z.lp[:start+n]
-		return
-	}
-	x := z.zsl.ByRank(start + 1)
-	for i := start; i <= end && x != nil; i++ {
-		next := x.Level[0].Forward
-		z.dict.Delete(bstr(x.Member))
-		z.zsl.Delete(x.Score, x.Member)
-		x = next
-	}
-}
-
-// zCursor walks the set in rank order from a starting rank.
-type zCursor struct {
-	z *zsetObj
-	i int
-	n *skiplist.Node
-}
-
-func (z *zsetObj) cursor(rank int) zCursor {
-	cur := zCursor{z: z, i: rank}
-	if z.zsl != nil {
-		cur.n = z.zsl.ByRank(rank + 1)
-	}
-	return cur
-}
-
-func (cur *zCursor) valid() bool {
-	if cur.z.zsl != nil {
-		return cur.n != nil
-	}
-	return cur.i >= 0 && cur.i < len(cur.z.lp)
-}
-
-func (cur *zCursor) get() ([]byte, float64) {
-	if cur.z.zsl != nil {
-		return cur.n.Member, cur.n.Score
-	}
-	e := &cur.z.lp[cur.i]
-	return e.member, e.score
-}
-
-func (cur *zCursor) step(rev bool) {
-	if rev {
-		cur.i--
-		if cur.n != nil {
-			cur.n = cur.n.Backward
-		}
-		return
-	}
-	cur.i++
-	if cur.n != nil {
-		cur.n = cur.n.Level[0].Forward
-	}
-}
-
-// Score ranges (zslParseRange).
-type zScoreRange struct {
-	min, max     float64
-	minex, maxex bool
-}
-
-func (r *zScoreRange) gteMin(v float64) bool {
-	if r.minex {
-		return v > r.min
-	}
-	return v >= r.min
-}
-
-func (r *zScoreRange) lteMax(v float64) bool {
-	if r.maxex {
-		return v < r.max
-	}
-	return v <= r.max
-}
-
-// zParseRangeItem parses like zslParseRange: strtod on the text after an
-// optional '(' (leading spaces and an empty string are accepted, as strtod
-// does; NaN is not).
-func zParseRangeItem(b []byte) (v float64, ex bool, ok bool) {
-	if len(b) > 0 && b[0] == '(' {
-		ex = true
-		b = b[1:]
-	}
-	for len(b) > 0 && isCSpace(b[0]) {
-		b = b[1:]
-	}
-	if len(b) == 0 {
-		return 0, ex, true
-	}
-	v, _, ok = zStrtod(b)
-	return v, ex, ok
-}
-
-func isCSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
-}
-
-// zStrtod parses a whole string as C's strtod would: it reports the value,
-// whether strtod would have set ERANGE (overflow to +/-inf, or underflow
-// to zero) and whether the text is a valid number at all. NaN is refused.
-func zStrtod(b []byte) (f float64, erange bool, ok bool) {
-	if len(b) == 0 || bytes.IndexByte(b, '_') >= 0 {
-		return 0, false, false
-	}
-	s := string(b)
-	body := s
-	if body[0] == '+' || body[0] == '-' {
-		body = body[1:]
-	}
-	hex := len(body) > 2 && body[0] == '0' && (body[1] == 'x' || body[1] == 'X')
-	if hex && !strings.ContainsAny(body, "pP") {
-		s += "p0" // strtod takes hex floats without a binary exponent
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		ne, isNum := err.(*strconv.NumError)
-		if !isNum || ne.Err != strconv.ErrRange {
-			return 0, false, false
-		}
-		erange = true
-	}
-	if math.IsNaN(f) {
-		return 0, false, false
-	}
-	if f == 0 && !erange {
-		// Underflow to zero: strtod reports ERANGE when the digits were
-		// not all zero.
-		mant := body
-		if hex {
-			mant = body[2:]
-			if i := strings.IndexAny(mant, "pP"); i >= 0 {
-				mant = mant[:i]
-			}
-			erange = strings.ContainsAny(mant, "123456789abcdefABCDEF")
-		} else {
-			if i := strings.IndexAny(mant, "eE"); i >= 0 {
-				mant = mant[:i]
-			}
-			erange = strings.ContainsAny(mant, "123456789")
-		}
-	}
-	return f, erange, true
-}
-
-// zParseScore parses a score argument like getDoubleFromObject: no
-// leading space, no trailing garbage, no NaN, no ERANGE.
-func zParseScore(b []byte) (float64, bool) {
-	if len(b) == 0 || isCSpace(b[0]) {
-		return 0, false
-	}
-	f, erange, ok := zStrtod(b)
-	if !ok || erange {
-		return 0, false
-	}
-	return f, true
-}
-
-func zParseScoreRange(min, max []byte) (zScoreRange, bool) {
-	var r zScoreRange
-	var ok1, ok2 bool
-	r.min, r.minex, ok1 = zParseRangeItem(min)
-	r.max, r.maxex, ok2 = zParseRangeItem(max)
-	return r, ok1 && ok2
-}
-
-// Lexicographic ranges (zslParseLexRange). kind: -1 is "-", +1 is "+".
-type zLexBound struct {
-	kind int8
-	val  []byte
-	ex   bool
-}
-
-type zLexRange struct{ min, max zLexBound }
-
-func zParseLexItem(b []byte) (zLexBound, bool) {
-	if len(b) == 0 {
-		return zLexBound{}, false
-	}
-	switch b[0] {
-	case '+':
-		return zLexBound{kind: 1, ex: true}, len(b) == 1
-	case '-':
-		return zLexBound{kind: -1, ex: true}, len(b) == 1
-	case '(':
-		return zLexBound{val: b[1:], ex: true}, true
-	case '[':
-		return zLexBound{val: b[1:]}, true
-	}
-	return zLexBound{}, false
-}
-
-func zParseLexRange(min, max []byte) (zLexRange, bool) {
-	a, ok1 := zParseLexItem(min)
-	b, ok2 := zParseLexItem(max)
-	return zLexRange{a, b}, ok1 && ok2
-}
-
-// zLexCmpBound compares a member with a bound (sdscmplex).
-func zLexCmpBound(v []byte, b *zLexBound) int {
-	switch b.kind {
-	case -1:
-		return 1
-	case 1:
-		return -1
-	}
-	return bytes.Compare(v, b.val)
-}
-
-func (r *zLexRange) gteMin(v []byte) bool {
-	c := zLexCmpBound(v, &r.min)
-	if r.min.ex {
-		return c > 0
-	}
-	return c >= 0
-}
-
-func (r *zLexRange) lteMax(v []byte) bool {
-	c := zLexCmpBound(v, &r.max)
-	if r.max.ex {
-		return c < 0
-	}
-	return c <= 0
-}
-
-// empty reports a range that can hold nothing (min > max, or min == max
-// with an exclusive end).
-func (r *zLexRange) empty() bool {
-	var c int
-	switch {
-	case r.min.kind == r.max.kind && r.min.kind != 0:
-		c = 0
-	case r.min.kind == -1 || r.max.kind == 1:
-		c = -1
-	case r.min.kind == 1 || r.max.kind == -1:
-		c = 1
-	default:
-		c = bytes.Compare(r.min.val, r.max.val)
-	}
-	return c > 0 || (c == 0 && (r.min.ex || r.max.ex))
-}
-
-// firstInScore returns the rank of the first element in r, or -1.
-func (z *zsetObj) firstInScore(r *zScoreRange) int {
-	var i int
-	if z.zsl != nil {
-		_, i = z.zsl.CountWhile(func(n *skiplist.Node) bool { return !r.gteMin(n.Score) })
-	} else {
-		i = sort.Search(len(z.lp), func(i int) bool { return r.gteMin(z.lp[i].score) })
-	}
-	if i >= z.length() {
-		return -1
-	}
-	cur := z.cursor(i)
-	if _, sc := cur.get(); !r.lteMax(sc) {
-		return -1
-	}
-	return i
-}
-
-// lastInScore returns the rank of the last element in r, or -1.
-func (z *zsetObj) lastInScore(r *zScoreRange) int {
-	var i int
-	if z.zsl != nil {
-		_, i = z.zsl.CountWhile(func(n *skiplist.Node) bool { return r.lteMax(n.Score) })
-	} else {
-		i = sort.Search(len(z.lp), func(i int) bool { return !r.lteMax(z.lp[i].score) })
-	}
-	i--
-	if i < 0 {
-		return -1
-	}
-	cur := z.cursor(i)
-	if _, sc := cur.get(); !r.gteMin(sc) {
-		return -1
-	}
-	return i
-}
-
-// lexInRange is zslIsInLexRange / zzlLexIsInRange: a quick rejection on the
-// first and last members.
-func (z *zsetObj) lexInRange(r *zLexRange) bool {
-	n := z.length()
-	if r.empty() || n == 0 {
-		return false
-	}
-	last := z.cursor(n - 1)
-	if m, _ := last.get(); !r.gteMin(m) {
-		return false
-	}
-	first := z.cursor(0)
-	m, _ := first.get()
-	return r.lteMax(m)
-}
-
-// firstInLex returns the rank of the first element in r, or -1. The
-// listpack is scanned linearly and the skiplist descended, as Redis does,
-// so sets with mixed scores give Redis's (unspecified but fixed) answer.
-func (z *zsetObj) firstInLex(r *zLexRange) int {
-	if !z.lexInRange(r) {
-		return -1
-	}
-	if z.zsl != nil {
-		n, i := z.zsl.CountWhile(func(n *skiplist.Node) bool { return !r.gteMin(n.Member) })
-		if n == nil {
-			n = z.zsl.Header
-		}
-		if x := n.Level[0].Forward; x == nil || !r.lteMax(x.Member) {
-			return -1
-		}
-		return i
-	}
-	for i := range z.lp {
-		if r.gteMin(z.lp[i].member) {
-			if r.lteMax(z.lp[i].member) {
-				return i
-			}
-			return -1
-		}
-	}
-	return -1
-}
-
-func (z *zsetObj) lastInLex(r *zLexRange) int {
-	if !z.lexInRange(r) {
-		return -1
-	}
-	if z.zsl != nil {
-		n, i := z.zsl.CountWhile(func(n *skiplist.Node) bool { return r.lteMax(n.Member) })
-		if n == nil || !r.gteMin(n.Member) {
-			return -1
-		}
-		return i - 1
-	}
-	for i := len(z.lp) - 1; i >= 0; i-- {
-		if r.lteMax(z.lp[i].member) {
-			if r.gteMin(z.lp[i].member) {
-				return i
-			}
-			return -1
-		}
-	}
-	return -1
-}
-
-// each calls fn for every element in ascending order.
-func (z *zsetObj) each(fn func(member []byte, score float64) bool) {
-	if z.zsl != nil {
-		for x := z.zsl.Header.Level[0].Forward; x != nil; x = x.Level[0].Forward {
-			if !fn(x.Member, x.Score) {
-				return
-			}
-		}
-		return
-	}
-	for _, e := range z.lp {
-		if !fn(e.member, e.score) {
-			return
-		}
-	}
-}
-
-func (z *zsetObj) clone() *zsetObj {
-	if z.zsl == nil {
-		out := &zsetObj{lp: make([]zEntry, len(z.lp))}
-		for i, e := range z.lp {
-			out.lp[i] = zEntry{member: cloneBytes(e.member), score: e.score}
-		}
-		return out
-	}
-	out := newZsetSkiplist(z.length())
-	z.each(func(m []byte, sc float64) bool {
-		out.insertRaw(cloneBytes(m), sc)
-		return true
-	})
-	return out
-}
-
-func (z *zsetObj) memUsage() int64 {
-	var n int64 = int64(unsafe.Sizeof(*z))
-	if z.zsl == nil {
-		n += int64(cap(z.lp)) * int64(unsafe.Sizeof(zEntry{}))
-		for _, e := range z.lp {
-			n += int64(len(e.member))
-		}
-		return n
-	}
-	n += z.dict.MemoryUsage()
-	z.each(func(m []byte, _ float64) bool {
-		n += int64(len(m)) + 64
-		return true
-	})
-	return n
-}
-
-func (z *zsetObj) toRDB() *rdb.Value {
-	v := &rdb.Value{Kind: rdb.KindZSet, Encoding: rdb.EncListpack, ZSet: make([]rdb.ZMember, 0, z.length())}
-	if z.zsl != nil {
-		v.Encoding = rdb.EncSkiplist
-	}
-	z.each(func(m []byte, sc float64) bool {
-		v.ZSet = append(v.ZSet, rdb.ZMember{Member: m, Score: sc})
-		return true
-	})
-	return v
-}
 
 // zsetFromRDB builds a sorted set from a decoded value with the encoding
 // Redis 7.0's loader ends up with (rdb.LoadedEncoding).
-func zsetFromRDB(v *rdb.Value, s *Server) *zsetObj {
-	var z *zsetObj
-	if rdb.LoadedEncoding(v, serverLimits(s)) == rdb.EncSkiplist {
-		z = newZsetSkiplist(len(v.ZSet))
-	} else {
-		z = newZsetListpack()
-		z.lp = make([]zEntry, 0, len(v.ZSet))
-	}
-	for _, m := range v.ZSet {
-		// The decoder refuses NaN scores and repeated members, except in a
-		// listpack loaded without sanitizing, which Redis keeps as it is.
-		if z.zsl != nil {
-			if cur, ok := z.score(m.Member); ok {
-				z.setScore(m.Member, cur, m.Score)
-				continue
-			}
-		}
-		z.insertRaw(cloneBytes(m.Member), m.Score)
-	}
-	return z
+func zsetFromRDB(v *rdb.Value, s *Server) *zset.Set {
+	return zset.FromRDB(v, rdb.LoadedEncoding(v, serverLimits(s)) == rdb.EncSkiplist)
+}
+
+// zsetLimits are the listpack limits of the configuration.
+func (s *Server) zsetLimits() zset.Limits {
+	return zset.Limits{Entries: s.cfg.ZSetMaxListpackEntries, Value: s.cfg.ZSetMaxListpackValue}
 }
 
 // serverLimits returns the encoding limits of the current configuration.
@@ -652,12 +72,12 @@ func init() {
 
 // zsetRead returns key's sorted set (nil if absent); wrong reports that
 // a WRONGTYPE error was replied.
-func (s *Server) zsetRead(c *client, key []byte) (*zsetObj, bool) {
-	return lookupReadTyped[zsetObj](s, c, key, typZSet)
+func (s *Server) zsetRead(c *client, key []byte) (*zset.Set, bool) {
+	return lookupReadTyped[zset.Set](s, c, key, typZSet)
 }
 
-func (s *Server) zsetWrite(c *client, key []byte) (*zsetObj, bool) {
-	return lookupWriteTyped[zsetObj](s, c, key, typZSet)
+func (s *Server) zsetWrite(c *client, key []byte) (*zset.Set, bool) {
+	return lookupWriteTyped[zset.Set](s, c, key, typZSet)
 }
 
 const (
@@ -672,8 +92,8 @@ const (
 // zaddOne applies one score/member pair as zsetAdd does. It returns the new
 // score, whether the member was added, updated, or left alone (nop), and
 // ok=false if an increment produced NaN.
-func (z *zsetObj) zaddOne(s *Server, flags int, score float64, member []byte) (newScore float64, added, updated, nop, ok bool) {
-	cur, exists := z.score(member)
+func zaddOne(s *Server, z *zset.Set, flags int, score float64, member []byte) (newScore float64, added, updated, nop, ok bool) {
+	cur, exists := z.Score(member)
 	if exists {
 		if flags&zaddNX != 0 {
 			return cur, false, false, true, true
@@ -688,7 +108,7 @@ func (z *zsetObj) zaddOne(s *Server, flags int, score float64, member []byte) (n
 			return cur, false, false, true, true
 		}
 		if score != cur {
-			z.setScore(member, cur, score)
+			z.SetScore(member, cur, score)
 			updated = true
 		}
 		return score, false, updated, false, true
@@ -696,7 +116,7 @@ func (z *zsetObj) zaddOne(s *Server, flags int, score float64, member []byte) (n
 	if flags&zaddXX != 0 {
 		return 0, false, false, true, true
 	}
-	z.insert(s, cloneBytes(member), score)
+	z.Insert(cloneBytes(member), score, s.zsetLimits())
 	return score, true, false, false, true
 }
 
@@ -747,7 +167,7 @@ done:
 	}
 	scores := make([]float64, elems)
 	for i := range scores {
-		v, ok := zParseScore(argv[idx+2*i])
+		v, ok := zset.ParseScore(argv[idx+2*i])
 		if !ok {
 			c.err(errNotFloat)
 			return
@@ -766,14 +186,14 @@ done:
 			goto reply
 		}
 		if s.cfg.ZSetMaxListpackEntries == 0 || s.cfg.ZSetMaxListpackValue < len(argv[idx+1]) {
-			z = newZsetSkiplist(elems)
+			z = zset.NewSkiplist(elems)
 		} else {
-			z = newZsetListpack()
+			z = zset.NewListpack(0)
 		}
 		s.addKey(c.db, key, newObjEntry(typZSet, unsafe.Pointer(z)))
 	}
 	for i := 0; i < elems; i++ {
-		ns, a, u, nop, ok := z.zaddOne(s, flags, scores[i], argv[idx+2*i+1])
+		ns, a, u, nop, ok := zaddOne(s, z, flags, scores[i], argv[idx+2*i+1])
 		if !ok {
 			c.err("ERR resulting score is not a number (NaN)")
 			break
@@ -789,7 +209,7 @@ done:
 		}
 		score = ns
 	}
-	if z.length() == 0 {
+	if z.Len() == 0 {
 		// Only possible when INCR produced NaN on a new key: Redis would
 		// have created nothing either.
 		s.deleteKey(c.db, key)
@@ -822,6 +242,12 @@ reply:
 	}
 }
 
+// zsetMembers is a sorted set as removeMembers sees it.
+type zsetMembers struct{ z *zset.Set }
+
+func (m zsetMembers) remove(member []byte) bool { return m.z.Remove(member) }
+func (m zsetMembers) length() int               { return m.z.Len() }
+
 func zremCommand(c *client, argv [][]byte) {
 	s := c.srv
 	key := argv[1]
@@ -833,7 +259,7 @@ func zremCommand(c *client, argv [][]byte) {
 		c.integer(0)
 		return
 	}
-	s.removeMembers(c, key, z, argv[2:], notifyZset, "zrem")
+	s.removeMembers(c, key, zsetMembers{z}, argv[2:], notifyZset, "zrem")
 }
 
 func zscoreCommand(c *client, argv [][]byte) {
@@ -845,7 +271,7 @@ func zscoreCommand(c *client, argv [][]byte) {
 		c.nullBulk()
 		return
 	}
-	if sc, ok := z.score(argv[2]); ok {
+	if sc, ok := z.Score(argv[2]); ok {
 		c.double(sc)
 	} else {
 		c.nullBulk()
@@ -863,7 +289,7 @@ func zmscoreCommand(c *client, argv [][]byte) {
 			c.nullBulk()
 			continue
 		}
-		if sc, ok := z.score(m); ok {
+		if sc, ok := z.Score(m); ok {
 			c.double(sc)
 		} else {
 			c.nullBulk()
@@ -880,11 +306,11 @@ func zcardCommand(c *client, argv [][]byte) {
 		c.integer(0)
 		return
 	}
-	c.integer(int64(z.length()))
+	c.integer(int64(z.Len()))
 }
 
 func zcountCommand(c *client, argv [][]byte) {
-	r, ok := zParseScoreRange(argv[2], argv[3])
+	r, ok := zset.ParseScoreRange(argv[2], argv[3])
 	if !ok {
 		c.err("ERR min or max is not a float")
 		return
@@ -897,19 +323,19 @@ func zcountCommand(c *client, argv [][]byte) {
 		c.integer(0)
 		return
 	}
-	first := z.firstInScore(&r)
+	first := z.FirstInScore(&r)
 	if first < 0 {
 		c.integer(0)
 		return
 	}
-	if z.zsl != nil {
-		last := z.lastInScore(&r)
+	if z.Skiplist() {
+		last := z.LastInScore(&r)
 		c.integer(int64(last - first + 1))
 		return
 	}
 	n := 0
-	for cur := z.cursor(first); cur.valid(); cur.step(false) {
-		if _, sc := cur.get(); !r.lteMax(sc) {
+	for cur := z.Cursor(first); cur.Valid(); cur.Step(false) {
+		if _, sc := cur.Get(); !r.LteMax(sc) {
 			break
 		}
 		n++
@@ -918,7 +344,7 @@ func zcountCommand(c *client, argv [][]byte) {
 }
 
 func zlexcountCommand(c *client, argv [][]byte) {
-	r, ok := zParseLexRange(argv[2], argv[3])
+	r, ok := zset.ParseLexRange(argv[2], argv[3])
 	if !ok {
 		c.err("ERR min or max not valid string range item")
 		return
@@ -931,13 +357,13 @@ func zlexcountCommand(c *client, argv [][]byte) {
 		c.integer(0)
 		return
 	}
-	first := z.firstInLex(&r)
+	first := z.FirstInLex(&r)
 	if first < 0 {
 		c.integer(0)
 		return
 	}
-	if z.zsl != nil {
-		last := z.lastInLex(&r)
+	if z.Skiplist() {
+		last := z.LastInLex(&r)
 		n := 0
 		if last >= 0 {
 			n = last - first + 1
@@ -946,8 +372,8 @@ func zlexcountCommand(c *client, argv [][]byte) {
 		return
 	}
 	n := 0
-	for cur := z.cursor(first); cur.valid(); cur.step(false) {
-		if m, _ := cur.get(); !r.lteMax(m) {
+	for cur := z.Cursor(first); cur.Valid(); cur.Step(false) {
+		if m, _ := cur.Get(); !r.LteMax(m) {
 			break
 		}
 		n++
@@ -967,13 +393,13 @@ func zrankGeneric(c *client, argv [][]byte, rev bool) {
 		c.nullBulk()
 		return
 	}
-	rk, _, ok := z.rank(argv[2])
+	rk, _, ok := z.Rank(argv[2])
 	if !ok {
 		c.nullBulk()
 		return
 	}
 	if rev {
-		rk = z.length() - 1 - rk
+		rk = z.Len() - 1 - rk
 	}
 	c.integer(int64(rk))
 }
@@ -1091,8 +517,8 @@ func zrangeGeneric(c *client, argv [][]byte, argStart int, store bool, rangeType
 		minIdx, maxIdx = maxIdx, minIdx
 	}
 	var start, end int64
-	var sr zScoreRange
-	var lr zLexRange
+	var sr zset.ScoreRange
+	var lr zset.LexRange
 	switch rangeType {
 	case zrangeRank:
 		var ok1, ok2 bool
@@ -1108,13 +534,13 @@ func zrangeGeneric(c *client, argv [][]byte, argStart int, store bool, rangeType
 		}
 	case zrangeScore:
 		var ok bool
-		if sr, ok = zParseScoreRange(argv[minIdx], argv[maxIdx]); !ok {
+		if sr, ok = zset.ParseScoreRange(argv[minIdx], argv[maxIdx]); !ok {
 			c.err("ERR min or max is not a float")
 			return
 		}
 	case zrangeLex:
 		var ok bool
-		if lr, ok = zParseLexRange(argv[minIdx], argv[maxIdx]); !ok {
+		if lr, ok = zset.ParseLexRange(argv[minIdx], argv[maxIdx]); !ok {
 			c.err("ERR min or max not valid string range item")
 			return
 		}
@@ -1141,7 +567,7 @@ func zrangeGeneric(c *client, argv [][]byte, argStart int, store bool, rangeType
 	out.first = -1
 	switch rangeType {
 	case zrangeRank:
-		llen := int64(z.length())
+		llen := int64(z.Len())
 		if start < 0 {
 			start += llen
 		}
@@ -1164,43 +590,43 @@ func zrangeGeneric(c *client, argv [][]byte, argStart int, store bool, rangeType
 		}
 	case zrangeScore, zrangeLex:
 		var first int
-		inRange := func(cur *zCursor) bool {
-			m, sc := cur.get()
+		inRange := func(cur *zset.Cursor) bool {
+			m, sc := cur.Get()
 			if rangeType == zrangeScore {
 				if rev {
-					return sr.gteMin(sc)
+					return sr.GteMin(sc)
 				}
-				return sr.lteMax(sc)
+				return sr.LteMax(sc)
 			}
 			if rev {
-				return lr.gteMin(m)
+				return lr.GteMin(m)
 			}
-			return lr.lteMax(m)
+			return lr.LteMax(m)
 		}
 		switch {
 		case rangeType == zrangeScore && rev:
-			first = z.lastInScore(&sr)
+			first = z.LastInScore(&sr)
 		case rangeType == zrangeScore:
-			first = z.firstInScore(&sr)
+			first = z.FirstInScore(&sr)
 		case rev:
-			first = z.lastInLex(&lr)
+			first = z.LastInLex(&lr)
 		default:
-			first = z.firstInLex(&lr)
+			first = z.FirstInLex(&lr)
 		}
 		if first >= 0 {
-			cur := z.cursor(first)
-			for ; cur.valid() && offset != 0; offset-- {
-				cur.step(rev)
+			cur := z.Cursor(first)
+			for ; cur.Valid() && offset != 0; offset-- {
+				cur.Step(rev)
 			}
-			if cur.valid() {
-				out.first = cur.i
+			if cur.Valid() {
+				out.first = cur.Rank()
 				n := 0
-				for ; cur.valid() && limit != 0; limit-- {
+				for ; cur.Valid() && limit != 0; limit-- {
 					if !inRange(&cur) {
 						break
 					}
 					n++
-					cur.step(rev)
+					cur.Step(rev)
 				}
 				out.n = n
 			}
@@ -1214,11 +640,11 @@ func zrangeGeneric(c *client, argv [][]byte, argStart int, store bool, rangeType
 		}
 	}
 	if out.n > 0 {
-		cur := z.cursor(out.first)
-		for i := 0; i < out.n && cur.valid(); i++ {
-			m, sc := cur.get()
+		cur := z.Cursor(out.first)
+		for i := 0; i < out.n && cur.Valid(); i++ {
+			m, sc := cur.Get()
 			sink.emit(m, sc)
-			cur.step(rev)
+			cur.Step(rev)
 		}
 	}
 	if store {
@@ -1246,18 +672,18 @@ func zrangeStoreResult(c *client, dst []byte, sink *zrangeSink) {
 			maxLen = len(m)
 		}
 	}
-	var z *zsetObj
+	var z *zset.Set
 	if n <= s.cfg.ZSetMaxListpackEntries && maxLen <= s.cfg.ZSetMaxListpackValue {
-		z = newZsetListpack()
+		z = zset.NewListpack(0)
 	} else {
-		z = newZsetSkiplist(n)
+		z = zset.NewSkiplist(n)
 	}
 	for i, m := range sink.members {
 		m = cloneBytes(m)
-		if _, ok := z.score(m); ok {
+		if _, ok := z.Score(m); ok {
 			continue
 		}
-		z.insertRaw(m, sink.scores[i])
+		z.InsertRaw(m, sink.scores[i])
 	}
 	s.setKey(c.db, dst, newObjEntry(typZSet, unsafe.Pointer(z)), false)
 	s.dirty++
@@ -1302,8 +728,8 @@ func zpopGeneric(c *client, argv [][]byte, max bool) {
 		return
 	}
 	n := int(count)
-	if count > int64(z.length()) {
-		n = z.length()
+	if count > int64(z.Len()) {
+		n = z.Len()
 	}
 	// Redis nests the pairs in RESP3 only when a count was given.
 	nested := c.resp == 3 && len(argv) == 3
@@ -1315,19 +741,19 @@ func zpopGeneric(c *client, argv [][]byte, max bool) {
 	for i := 0; i < n; i++ {
 		rk := 0
 		if max {
-			rk = z.length() - 1
+			rk = z.Len() - 1
 		}
-		cur := z.cursor(rk)
-		m, sc := cur.get()
+		cur := z.Cursor(rk)
+		m, sc := cur.Get()
 		if nested {
 			c.arrayLen(2)
 		}
 		c.bulk(m)
 		c.double(sc)
-		z.deleteRankRange(rk, rk)
+		z.DeleteRankRange(rk, rk)
 	}
 	s.notify(notifyZset, zpopEvent(max), key, c.db.id)
-	if z.length() == 0 {
+	if z.Len() == 0 {
 		s.deleteKey(c.db, key)
 		s.notify(notifyGeneric, "del", key, c.db.id)
 	}
@@ -1352,8 +778,8 @@ func zremrangeGeneric(c *client, argv [][]byte, kind int) {
 	s := c.srv
 	key := argv[1]
 	var start, end int64
-	var sr zScoreRange
-	var lr zLexRange
+	var sr zset.ScoreRange
+	var lr zset.LexRange
 	switch kind {
 	case zremRank:
 		var ok1, ok2 bool
@@ -1365,13 +791,13 @@ func zremrangeGeneric(c *client, argv [][]byte, kind int) {
 		}
 	case zremScore:
 		var ok bool
-		if sr, ok = zParseScoreRange(argv[2], argv[3]); !ok {
+		if sr, ok = zset.ParseScoreRange(argv[2], argv[3]); !ok {
 			c.err("ERR min or max is not a float")
 			return
 		}
 	case zremLex:
 		var ok bool
-		if lr, ok = zParseLexRange(argv[2], argv[3]); !ok {
+		if lr, ok = zset.ParseLexRange(argv[2], argv[3]); !ok {
 			c.err("ERR min or max not valid string range item")
 			return
 		}
@@ -1387,7 +813,7 @@ func zremrangeGeneric(c *client, argv [][]byte, kind int) {
 	first, n := -1, 0
 	switch kind {
 	case zremRank:
-		llen := int64(z.length())
+		llen := int64(z.Len())
 		if start < 0 {
 			start += llen
 		}
@@ -1406,25 +832,20 @@ func zremrangeGeneric(c *client, argv [][]byte, kind int) {
 		}
 		first, n = int(start), int(end-start+1)
 	case zremScore:
-		first = z.firstInScore(&sr)
+		first = z.FirstInScore(&sr)
 		if first >= 0 {
-			for cur := z.cursor(first); cur.valid(); cur.step(false) {
-				if _, sc := cur.get(); !sr.lteMax(sc) {
+			for cur := z.Cursor(first); cur.Valid(); cur.Step(false) {
+				if _, sc := cur.Get(); !sr.LteMax(sc) {
 					break
 				}
 				n++
 			}
 		}
 	case zremLex:
-		if z.zsl != nil {
-			// zslDeleteRangeByLex descends without the range pre-check.
-			_, first = z.zsl.CountWhile(func(x *skiplist.Node) bool { return !lr.gteMin(x.Member) })
-		} else {
-			first = z.firstInLex(&lr)
-		}
+		first = z.DeleteByLexStart(&lr)
 		if first >= 0 {
-			for cur := z.cursor(first); cur.valid(); cur.step(false) {
-				if m, _ := cur.get(); !lr.lteMax(m) {
+			for cur := z.Cursor(first); cur.Valid(); cur.Step(false) {
+				if m, _ := cur.Get(); !lr.LteMax(m) {
 					break
 				}
 				n++
@@ -1432,8 +853,8 @@ func zremrangeGeneric(c *client, argv [][]byte, kind int) {
 		}
 	}
 	if n > 0 {
-		z.deleteRankRange(first, first+n-1)
-		removed := z.length() == 0
+		z.DeleteRankRange(first, first+n-1)
+		removed := z.Len() == 0
 		if removed {
 			s.deleteKey(c.db, key)
 		}
@@ -1448,16 +869,17 @@ func zremrangeGeneric(c *client, argv [][]byte, kind int) {
 }
 
 func zscanCommand(c *client, argv [][]byte) {
-	collScanCommand(c, argv, c.srv.zsetRead, 2, func(z *zsetObj, cursor uint64, count int64) ([][]byte, uint64) {
-		if z.zsl != nil {
-			return collScanDict(z.dict, cursor, count*2, func(out [][]byte, _ string, n **skiplist.Node) [][]byte {
+	collScanCommand(c, argv, c.srv.zsetRead, 2, func(z *zset.Set, cursor uint64, count int64) ([][]byte, uint64) {
+		if z.Skiplist() {
+			return collScanDict(z.Dict(), cursor, count*2, func(out [][]byte, _ string, n **skiplist.Node) [][]byte {
 				return append(out, (*n).Member, resp.FormatDouble((*n).Score))
 			})
 		}
 		var items [][]byte
-		for _, e := range z.lp {
-			items = append(items, e.member, resp.FormatDouble(e.score))
-		}
+		z.Each(func(m []byte, sc float64) bool {
+			items = append(items, m, resp.FormatDouble(sc))
+			return true
+		})
 		return items, 0
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/aofserver/aofserver/skiplist"
+	"github.com/aofserver/aofserver/zset"
 )
 
 // Sorted-set algebra (ZUNION/ZINTER/ZDIFF and their STORE forms,
@@ -44,7 +45,7 @@ const (
 // zopSrc is one input of a set operation: a sorted set, a plain set
 // (every member scores 1) or a missing key.
 type zopSrc struct {
-	z      *zsetObj
+	z      *zset.Set
 	set    *setObj
 	weight float64
 }
@@ -52,7 +53,7 @@ type zopSrc struct {
 func (src *zopSrc) length() int {
 	switch {
 	case src.z != nil:
-		return src.z.length()
+		return src.z.Len()
 	case src.set != nil:
 		return src.set.length()
 	}
@@ -62,7 +63,7 @@ func (src *zopSrc) length() int {
 func (src *zopSrc) each(fn func(m []byte, score float64)) {
 	switch {
 	case src.z != nil:
-		src.z.each(func(m []byte, sc float64) bool {
+		src.z.Each(func(m []byte, sc float64) bool {
 			fn(m, sc)
 			return true
 		})
@@ -76,10 +77,10 @@ func (src *zopSrc) each(fn func(m []byte, score float64)) {
 
 // elements copies the input's elements: lookups during a dict's Range
 // would run rehash steps under it (Redis uses a safe iterator).
-func (src *zopSrc) elements() []zEntry {
-	out := make([]zEntry, 0, src.length())
+func (src *zopSrc) elements() []zset.Entry {
+	out := make([]zset.Entry, 0, src.length())
 	src.each(func(m []byte, sc float64) {
-		out = append(out, zEntry{member: cloneBytes(m), score: sc})
+		out = append(out, zset.Entry{Member: cloneBytes(m), Score: sc})
 	})
 	return out
 }
@@ -87,7 +88,7 @@ func (src *zopSrc) elements() []zEntry {
 func (src *zopSrc) find(m []byte) (float64, bool) {
 	switch {
 	case src.z != nil:
-		return src.z.score(m)
+		return src.z.Score(m)
 	case src.set != nil:
 		return 1, src.set.contains(m)
 	}
@@ -156,7 +157,7 @@ func zsetOpGeneric(c *client, argv [][]byte, dst []byte, numkeysIdx int, op int,
 		}
 		switch e.typ() {
 		case typZSet:
-			srcs[i].z = (*zsetObj)(e.ptr)
+			srcs[i].z = (*zset.Set)(e.ptr)
 		case typSet:
 			srcs[i].set = (*setObj)(e.ptr)
 		default:
@@ -174,7 +175,7 @@ func zsetOpGeneric(c *client, argv [][]byte, dst []byte, numkeysIdx int, op int,
 		case op != zopDiff && !cardOnly && remaining >= int(setnum)+1 && eqFold(a, "weights"):
 			j++
 			for i := range srcs {
-				w, ok := zParseScore(argv[j])
+				w, ok := zset.ParseScore(argv[j])
 				if !ok {
 					c.err("ERR weight value is not a float")
 					return
@@ -215,7 +216,7 @@ func zsetOpGeneric(c *client, argv [][]byte, dst []byte, numkeysIdx int, op int,
 		sort.SliceStable(srcs, func(a, b int) bool { return srcs[a].length() < srcs[b].length() })
 	}
 
-	var res []zEntry
+	var res []zset.Entry
 	var card int64
 	switch op {
 	case zopInter:
@@ -223,7 +224,7 @@ func zsetOpGeneric(c *client, argv [][]byte, dst []byte, numkeysIdx int, op int,
 			break
 		}
 		for _, e := range srcs[0].elements() {
-			m, sc := e.member, e.score
+			m, sc := e.Member, e.Score
 			score := srcs[0].weight * sc
 			if math.IsNaN(score) {
 				score = 0
@@ -246,7 +247,7 @@ func zsetOpGeneric(c *client, argv [][]byte, dst []byte, numkeysIdx int, op int,
 				}
 				continue
 			}
-			res = append(res, zEntry{member: m, score: score})
+			res = append(res, zset.Entry{Member: m, Score: score})
 		}
 	case zopUnion:
 		idx := map[string]int{}
@@ -257,18 +258,18 @@ func zsetOpGeneric(c *client, argv [][]byte, dst []byte, numkeysIdx int, op int,
 					score = 0
 				}
 				if i, ok := idx[string(m)]; ok {
-					zunionInterAggregate(&res[i].score, score, agg)
+					zunionInterAggregate(&res[i].Score, score, agg)
 					return
 				}
 				idx[string(m)] = len(res)
-				res = append(res, zEntry{member: cloneBytes(m), score: score})
+				res = append(res, zset.Entry{Member: cloneBytes(m), Score: score})
 			})
 		}
 	case zopDiff:
 	next:
 		for _, e := range srcs[0].elements() {
 			for k := 1; k < len(srcs); k++ {
-				if _, ok := srcs[k].find(e.member); ok {
+				if _, ok := srcs[k].find(e.Member); ok {
 					continue next
 				}
 			}
@@ -280,7 +281,7 @@ func zsetOpGeneric(c *client, argv [][]byte, dst []byte, numkeysIdx int, op int,
 		return
 	}
 	sort.Slice(res, func(a, b int) bool {
-		return skiplist.Less(res[a].score, res[a].member, res[b].score, res[b].member)
+		return skiplist.Less(res[a].Score, res[a].Member, res[b].Score, res[b].Member)
 	})
 	if dst != nil {
 		if len(res) == 0 {
@@ -308,29 +309,28 @@ func zsetOpGeneric(c *client, argv [][]byte, dst []byte, numkeysIdx int, op int,
 		if withScores {
 			c.pairStart()
 		}
-		c.bulk(e.member)
+		c.bulk(e.Member)
 		if withScores {
-			c.double(e.score)
+			c.double(e.Score)
 		}
 	}
 }
 
 // zsetFromSorted builds a sorted set from distinct, ordered, owned entries
 // with the encoding zsetConvertToListpackIfNeeded would leave.
-func zsetFromSorted(s *Server, res []zEntry) *zsetObj {
+func zsetFromSorted(s *Server, res []zset.Entry) *zset.Set {
 	maxLen := 0
 	for _, e := range res {
-		maxLen = max(maxLen, len(e.member))
+		maxLen = max(maxLen, len(e.Member))
 	}
-	var z *zsetObj
+	var z *zset.Set
 	if len(res) <= s.cfg.ZSetMaxListpackEntries && maxLen <= s.cfg.ZSetMaxListpackValue {
-		z = newZsetListpack()
-		z.lp = make([]zEntry, 0, len(res))
+		z = zset.NewListpack(len(res))
 	} else {
-		z = newZsetSkiplist(len(res))
+		z = zset.NewSkiplist(len(res))
 	}
 	for _, e := range res {
-		z.insertRaw(e.member, e.score)
+		z.InsertRaw(e.Member, e.Score)
 	}
 	return z
 }
@@ -351,8 +351,8 @@ func zrandmemberCommand(c *client, argv [][]byte) {
 		c.nullBulk()
 		return
 	}
-	cur := z.cursor(s.rnd.IntN(z.length()))
-	m, _ := cur.get()
+	cur := z.Cursor(s.rnd.IntN(z.Len()))
+	m, _ := cur.Get()
 	c.bulk(m)
 }
 
@@ -378,7 +378,7 @@ func zrandmemberWithCount(c *client, key []byte, l int64, withScores bool) {
 	if withScores && c.resp == 2 {
 		per = 2
 	}
-	size := int64(z.length())
+	size := int64(z.Len())
 	emit := func(m []byte, sc float64) {
 		if withScores {
 			c.pairStart()
@@ -389,8 +389,8 @@ func zrandmemberWithCount(c *client, key []byte, l int64, withScores bool) {
 		}
 	}
 	at := func(rk int) ([]byte, float64) {
-		cur := z.cursor(rk)
-		return cur.get()
+		cur := z.Cursor(rk)
+		return cur.Get()
 	}
 	if !uniq || count == 1 {
 		c.arrayLen(int(count) * per)
@@ -402,21 +402,21 @@ func zrandmemberWithCount(c *client, key []byte, l int64, withScores bool) {
 	if count >= size {
 		// zuiNext walks a sorted set from its tail.
 		c.arrayLen(int(size) * per)
-		for cur := z.cursor(int(size) - 1); cur.valid(); cur.step(true) {
-			emit(cur.get())
+		for cur := z.Cursor(int(size) - 1); cur.Valid(); cur.Step(true) {
+			emit(cur.Get())
 		}
 		return
 	}
 	c.arrayLen(int(count) * per)
-	all := make([]zEntry, 0, size)
-	z.each(func(m []byte, sc float64) bool {
-		all = append(all, zEntry{member: m, score: sc})
+	all := make([]zset.Entry, 0, size)
+	z.Each(func(m []byte, sc float64) bool {
+		all = append(all, zset.Entry{Member: m, Score: sc})
 		return true
 	})
 	for i := 0; i < int(count); i++ {
 		j := i + s.rnd.IntN(len(all)-i)
 		all[i], all[j] = all[j], all[i]
-		emit(all[i].member, all[i].score)
+		emit(all[i].Member, all[i].Score)
 	}
 }
 
@@ -444,24 +444,24 @@ func serveZmpop(c *client, keys [][]byte, max bool, count int64, later bool) boo
 			return true
 		}
 		z, _ := s.zsetWrite(c, key)
-		n := int(min(count, int64(z.length())))
+		n := int(min(count, int64(z.Len())))
 		c.arrayLen(2)
 		c.bulk(key)
 		c.arrayLen(n)
 		for i := 0; i < n; i++ {
 			rk := 0
 			if max {
-				rk = z.length() - 1
+				rk = z.Len() - 1
 			}
-			cur := z.cursor(rk)
-			m, sc := cur.get()
+			cur := z.Cursor(rk)
+			m, sc := cur.Get()
 			c.arrayLen(2)
 			c.bulk(m)
 			c.double(sc)
-			z.deleteRankRange(rk, rk)
+			z.DeleteRankRange(rk, rk)
 		}
 		s.notify(notifyZset, zpopEvent(max), key, c.db.id)
-		if z.length() == 0 {
+		if z.Len() == 0 {
 			s.deleteKey(c.db, key)
 			s.notify(notifyGeneric, "del", key, c.db.id)
 		}
