@@ -137,6 +137,23 @@ var luaErrorBodies = []string{
 	"return rawget()",
 	"return next()",
 	"return getmetatable()",
+	// a block's locals are out of scope after it, their registers reused
+	"do local a = 1 end local v = KEYS.x.y",
+	"if true then local a = 1 end\nlocal v = KEYS.x.y",
+	"if true then local a = 1 end local v = ARGV.q + 1",
+	"for i = 1, 2 do local z = i end local q = KEYS.x.y",
+	"local a = 1 do local b, c = 2, 3 end local d = KEYS.x.y",
+	"local t = {} for k, v in pairs({1}) do local w = v end return t.a.b",
+	"while true do local w = 1 break end local r = KEYS.x.y",
+	"if false then local a = 1 elseif true then local b = 2 end local c = KEYS.x.y",
+	"local t = {} for i = 1, 3 do local u = t[i] local w = u.x end",
+	"for i = 1, 2 do if i == 2 then local a = 1 end local b = ARGV[i].x end",
+	"local function f(a, b) local c = a + b return c end return f(1, {})",
+	"local o = {} function o:m(x) return self.y.z end return o:m(1)",
+	"local o = {} function o.m(x) return x.y end return o.m()",
+	"local a, b, c = 1 return c.x",
+	"local x = 1 local x = nil return x.y",
+	"local f = function(...) local a, b = ... return b.c end return f(1)",
 	// many locals: registers past the first few
 	"local a, b, c, d, e, f, g, h, i, j = 1, 2, 3, 4, 5, 6, 7, 8, 9 return a + j",
 }

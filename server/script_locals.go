@@ -20,13 +20,26 @@ func luaCompile(L *lua.LState, r io.Reader, name string) (*lua.LFunction, error)
 	if err != nil {
 		return nil, &lua.ApiError{Type: lua.ApiErrorSyntax, Object: lua.LString(err.Error()), Cause: err}
 	}
+	main := &ast.FunctionExpr{ParList: &ast.ParList{HasVargs: true}, Stmts: chunk}
 	proto, err := lua.Compile(chunk, name)
 	if err != nil {
 		return nil, &lua.ApiError{Type: lua.ApiErrorSyntax, Object: lua.LString(err.Error()), Cause: err}
 	}
-	luaFixLocals(proto, &ast.FunctionExpr{ParList: &ast.ParList{HasVargs: true}, Stmts: chunk}, false, true)
+	if luaFixLocals(proto, main, false, true, true) {
+		// some blocks' ends are not known: compiled again with a marker
+		// ending each (a LOADNIL of a spare register, one instruction at
+		// the block's exit), the ends are exact
+		if p2, err := lua.Compile(main.Stmts, name); err == nil {
+			proto = p2
+			luaFixLocals(proto, main, false, true, false)
+		}
+	}
 	return L.NewFunctionFromProto(proto), nil
 }
+
+// luaBlockEnd names the marker locals luaCompile adds at the end of a
+// block (no source can declare it).
+const luaBlockEnd = "(block end)"
 
 // luaScope replays, for one function, gopher-lua's compiler bookkeeping
 // of locals (compile.go: RegisterLocalVar, EnterBlock, LeaveBlock): each
@@ -40,10 +53,13 @@ type luaScope struct {
 }
 
 // luaScopeEvent is a declaration (local >= 0) or a block end (the
-// registers from..to-1 go out of scope).
+// registers from..to-1 go out of scope; marker: the local that marks its
+// end, -1 if none; mark adds one to the tree).
 type luaScopeEvent struct {
 	local    int
 	from, to int
+	marker   int
+	mark     func()
 }
 
 type luaFuncDef struct {
@@ -58,10 +74,28 @@ func (s *luaScope) declare(name string) {
 	s.regTop++
 }
 
-func (s *luaScope) block(body func()) {
+// block runs body, the walk of a block whose statements are *list (nil:
+// a block a marker cannot end, repeat's: its condition still sees them).
+func (s *luaScope) block(list *[]ast.Stmt, body func()) {
 	from := s.regTop
 	body()
-	s.events = append(s.events, luaScopeEvent{local: -1, from: from, to: s.regTop})
+	ev := luaScopeEvent{local: -1, from: from, to: s.regTop, marker: -1}
+	if list != nil {
+		stmts := *list
+		if n := len(stmts); n > 0 {
+			if m, ok := stmts[n-1].(*ast.LocalAssignStmt); ok && len(m.Names) == 1 && m.Names[0] == luaBlockEnd {
+				ev.marker = len(s.regs) - 1
+			} else {
+				ev.mark = func() {
+					m := &ast.LocalAssignStmt{Names: []string{luaBlockEnd}}
+					m.SetLine(stmts[n-1].LastLine())
+					m.SetLastLine(stmts[n-1].LastLine())
+					*list = append(stmts, m)
+				}
+			}
+		}
+	}
+	s.events = append(s.events, ev)
 	s.regTop = from
 }
 
@@ -69,7 +103,10 @@ func (s *luaScope) block(body func()) {
 // in Lua 5.1's sense: the first instruction out of scope. Where the tree
 // and the proto disagree (a compiler this code does not know), every
 // range is emptied: errors then name no local rather than a wrong one.
-func luaFixLocals(p *lua.FunctionProto, f *ast.FunctionExpr, method, main bool) {
+// With mark, a block whose end is not known gets a marker in the tree
+// (reported: the chunk needs compiling again); without, its end is
+// bounded by the next known position.
+func luaFixLocals(p *lua.FunctionProto, f *ast.FunctionExpr, method, main, mark bool) (marked bool) {
 	s := &luaScope{}
 	if method {
 		s.declare("self")
@@ -83,7 +120,7 @@ func luaFixLocals(p *lua.FunctionProto, f *ast.FunctionExpr, method, main bool) 
 	s.stmts(f.Stmts)
 	// the function's end closes its own locals (EndScope after the final
 	// RETURN)
-	s.events = append(s.events, luaScopeEvent{local: -1, from: 0, to: s.regTop})
+	s.events = append(s.events, luaScopeEvent{local: -1, from: 0, to: s.regTop, marker: -1})
 	ok := len(s.regs) == len(p.DbgLocals) && len(s.funcs) == len(p.FunctionPrototypes)
 	if ok {
 		// the end of a block is the last instruction of its scope; gopher
@@ -104,6 +141,16 @@ func luaFixLocals(p *lua.FunctionProto, f *ast.FunctionExpr, method, main bool) 
 		for r, i := range last {
 			if r < len(p.DbgLocals) {
 				ends[i] = p.DbgLocals[r].EndPc + 1
+			}
+		}
+		for i, ev := range s.events {
+			switch {
+			case ev.local >= 0:
+			case ev.marker >= 0:
+				ends[i] = p.DbgLocals[ev.marker].StartPc - 1 // its LOADNIL
+			case ends[i] < 0 && mark && ev.mark != nil && ev.to > ev.from:
+				ev.mark()
+				marked = true
 			}
 		}
 		// an unknown end is at the latest where the next known position is
@@ -150,6 +197,9 @@ func luaFixLocals(p *lua.FunctionProto, f *ast.FunctionExpr, method, main bool) 
 		if ok {
 			for i, l := range p.DbgLocals {
 				l.EndPc = max(endOf[i], l.StartPc)
+				if l.Name == luaBlockEnd {
+					l.EndPc = l.StartPc
+				}
 			}
 		}
 	}
@@ -160,11 +210,12 @@ func luaFixLocals(p *lua.FunctionProto, f *ast.FunctionExpr, method, main bool) 
 	}
 	for i, child := range p.FunctionPrototypes {
 		if ok {
-			luaFixLocals(child, s.funcs[i].f, s.funcs[i].method, false)
+			marked = luaFixLocals(child, s.funcs[i].f, s.funcs[i].method, false, mark) || marked
 		} else {
-			luaFixLocals(child, &ast.FunctionExpr{ParList: &ast.ParList{}}, false, false)
+			luaFixLocals(child, &ast.FunctionExpr{ParList: &ast.ParList{}}, false, false, false)
 		}
 	}
+	return marked
 }
 
 func (s *luaScope) stmts(list []ast.Stmt) {
@@ -193,12 +244,12 @@ func (s *luaScope) stmt(st ast.Stmt) {
 	case *ast.FuncCallStmt:
 		s.expr(x.Expr)
 	case *ast.DoBlockStmt:
-		s.block(func() { s.stmts(x.Stmts) })
+		s.block(&x.Stmts, func() { s.stmts(x.Stmts) })
 	case *ast.WhileStmt:
 		s.expr(x.Condition)
-		s.block(func() { s.stmts(x.Stmts) })
+		s.block(&x.Stmts, func() { s.stmts(x.Stmts) })
 	case *ast.RepeatStmt:
-		s.block(func() { s.stmts(x.Stmts); s.expr(x.Condition) })
+		s.block(nil, func() { s.stmts(x.Stmts); s.expr(x.Condition) })
 	case *ast.FuncDefStmt:
 		if x.Name.Func == nil {
 			s.expr(x.Name.Receiver)
@@ -212,13 +263,13 @@ func (s *luaScope) stmt(st ast.Stmt) {
 	case *ast.IfStmt:
 		s.expr(x.Condition)
 		if len(x.Then) > 0 {
-			s.block(func() { s.stmts(x.Then) })
+			s.block(&x.Then, func() { s.stmts(x.Then) })
 		}
 		if len(x.Else) > 0 {
-			s.block(func() { s.stmts(x.Else) })
+			s.block(&x.Else, func() { s.stmts(x.Else) })
 		}
 	case *ast.NumberForStmt:
-		s.block(func() {
+		s.block(&x.Stmts, func() {
 			s.declare("(for index)")
 			s.expr(x.Init)
 			s.declare("(for limit)")
@@ -231,7 +282,7 @@ func (s *luaScope) stmt(st ast.Stmt) {
 			s.stmts(x.Stmts)
 		})
 	case *ast.GenericForStmt:
-		s.block(func() {
+		s.block(&x.Stmts, func() {
 			s.declare("(for generator)")
 			s.declare("(for state)")
 			s.declare("(for control)")
