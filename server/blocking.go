@@ -428,16 +428,16 @@ func bpopGeneric(c *client, argv [][]byte, head bool) {
 			var v []byte
 			pop := "LPOP"
 			if head {
-				v = l.popFront()
+				v = l.PopFront()
 			} else {
-				v = l.popBack()
+				v = l.PopBack()
 				pop = "RPOP"
 			}
 			c.arrayLen(2)
 			c.bulk(key)
 			c.bulk(v)
 			s.notify(notifyList, popEvent(head), key, c.db.id)
-			if l.length() == 0 {
+			if l.Len() == 0 {
 				s.deleteKey(c.db, key)
 				s.notify(notifyGeneric, "del", key, c.db.id)
 			}

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"github.com/aofserver/aofserver/list"
+
 	"github.com/aofserver/aofserver/rdb"
 	"github.com/aofserver/aofserver/zset"
 )
@@ -19,8 +21,8 @@ const lazyfreeThreshold = 64 // LAZYFREE_THRESHOLD
 func (s *Server) lazyfreeEffort(v entry, max int) int {
 	switch v.typ() {
 	case typList:
-		l := (*listObj)(v.ptr)
-		return rdb.QuicklistNodes(l.length(), l.at, s.rdbLimits(), max)
+		l := (*list.List)(v.ptr)
+		return rdb.QuicklistNodes(l.Len(), l.At, s.rdbLimits(), max)
 	case typSet:
 		if st := (*setObj)(v.ptr); st.dict != nil {
 			return st.dict.Len()

@@ -3,6 +3,8 @@ package server
 import (
 	"unsafe"
 
+	"github.com/aofserver/aofserver/list"
+
 	"github.com/aofserver/aofserver/rdb"
 	"github.com/aofserver/aofserver/zset"
 )
@@ -15,7 +17,7 @@ func objEncoding(e entry) string {
 	case typString:
 		return stringEncoding(e)
 	case typList:
-		return (*listObj)(e.ptr).encoding()
+		return (*list.List)(e.ptr).Encoding()
 	case typSet:
 		return (*setObj)(e.ptr).encoding()
 	case typZSet:
@@ -43,7 +45,7 @@ func objClone(e entry) entry {
 			out.meta |= metaUnsharedBit
 		}
 	case typList:
-		out = newObjEntry(typList, unsafe.Pointer((*listObj)(e.ptr).clone()))
+		out = newObjEntry(typList, unsafe.Pointer((*list.List)(e.ptr).Clone()))
 	case typSet:
 		out = newObjEntry(typSet, unsafe.Pointer((*setObj)(e.ptr).clone()))
 	case typZSet:
@@ -61,7 +63,7 @@ func objMemUsage(e entry) int64 {
 	case typString:
 		return int64(len(e.str())) + 16
 	case typList:
-		return (*listObj)(e.ptr).memUsage()
+		return (*list.List)(e.ptr).MemUsage()
 	case typSet:
 		return (*setObj)(e.ptr).memUsage()
 	case typZSet:
@@ -81,7 +83,7 @@ func objToRDB(e entry) *rdb.Value {
 	case typString:
 		return &rdb.Value{Kind: rdb.KindString, Str: e.str()}
 	case typList:
-		return (*listObj)(e.ptr).toRDB()
+		return (*list.List)(e.ptr).ToRDB()
 	case typSet:
 		return (*setObj)(e.ptr).toRDB()
 	case typZSet:
@@ -118,7 +120,7 @@ func objLength(e entry) int {
 	case typString:
 		return len(e.str())
 	case typList:
-		return (*listObj)(e.ptr).length()
+		return (*list.List)(e.ptr).Len()
 	case typSet:
 		return (*setObj)(e.ptr).length()
 	case typZSet:

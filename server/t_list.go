@@ -6,189 +6,12 @@ import (
 	"unsafe"
 
 	"github.com/aofserver/aofserver/config"
+	"github.com/aofserver/aofserver/list"
 	"github.com/aofserver/aofserver/rdb"
 )
 
-// listObj is a list: a ring buffer deque of owned element copies, so that
-// pushes and pops at both ends are amortized O(1) and LINDEX/LSET are O(1).
-// Redis 7.0 always reports the "quicklist" encoding for lists, and the RDB
-// encoder packs nodes from the config limits, so nothing here depends on
-// list-max-listpack-size.
-type listObj struct {
-	buf  [][]byte // len is 0 or a power of two
-	head int
-	n    int
-}
-
-const listMinCap = 4
-
-func newList() *listObj { return &listObj{} }
-
-func (l *listObj) encoding() string { return "quicklist" }
-
-func (l *listObj) length() int { return l.n }
-
-func (l *listObj) slot(i int) int { return (l.head + i) & (len(l.buf) - 1) }
-
-// at returns element i (0 = head); i must be valid.
-func (l *listObj) at(i int) []byte { return l.buf[l.slot(i)] }
-
-func (l *listObj) setAt(i int, v []byte) { l.buf[l.slot(i)] = v }
-
-// resize copies the elements into a buffer of capacity c (a power of two
-// >= l.n), head first.
-func (l *listObj) resize(c int) {
-	nb := make([][]byte, c)
-	if l.n > 0 {
-		if l.head+l.n <= len(l.buf) {
-			copy(nb, l.buf[l.head:l.head+l.n])
-		} else {
-			k := copy(nb, l.buf[l.head:])
-			copy(nb[k:], l.buf[:l.n-k])
-		}
-	}
-	l.buf, l.head = nb, 0
-}
-
-func (l *listObj) grow() {
-	if l.n < len(l.buf) {
-		return
-	}
-	c := len(l.buf) * 2
-	if c < listMinCap {
-		c = listMinCap
-	}
-	l.resize(c)
-}
-
-// shrink releases memory once the list is a quarter full.
-func (l *listObj) shrink() {
-	if len(l.buf) > 64 && l.n < len(l.buf)/4 {
-		l.resize(len(l.buf) / 2)
-	}
-	if l.n == 0 {
-		l.head = 0
-	}
-}
-
-func (l *listObj) pushBack(v []byte) {
-	l.grow()
-	l.buf[l.slot(l.n)] = v
-	l.n++
-}
-
-func (l *listObj) pushFront(v []byte) {
-	l.grow()
-	l.head = (l.head - 1) & (len(l.buf) - 1)
-	l.buf[l.head] = v
-	l.n++
-}
-
-func (l *listObj) popFront() []byte {
-	v := l.buf[l.head]
-	l.buf[l.head] = nil
-	l.head = (l.head + 1) & (len(l.buf) - 1)
-	l.n--
-	l.shrink()
-	return v
-}
-
-func (l *listObj) popBack() []byte {
-	i := l.slot(l.n - 1)
-	v := l.buf[i]
-	l.buf[i] = nil
-	l.n--
-	l.shrink()
-	return v
-}
-
-// insertAt inserts v before element i (i == n appends).
-func (l *listObj) insertAt(i int, v []byte) {
-	if i == 0 {
-		l.pushFront(v)
-		return
-	}
-	l.pushBack(nil)
-	for j := l.n - 1; j > i; j-- {
-		l.setAt(j, l.at(j-1))
-	}
-	l.setAt(i, v)
-}
-
-// filter keeps the elements for which keep returns true, in order.
-func (l *listObj) filter(keep func(i int, v []byte) bool) {
-	w := 0
-	for r := 0; r < l.n; r++ {
-		v := l.at(r)
-		if keep(r, v) {
-			l.setAt(w, v)
-			w++
-		}
-	}
-	for j := w; j < l.n; j++ {
-		l.setAt(j, nil)
-	}
-	l.n = w
-	l.shrink()
-}
-
-// trim removes left elements from the head and right from the tail.
-func (l *listObj) trim(left, right int) {
-	for ; left > 0; left-- {
-		l.popFront()
-	}
-	for ; right > 0; right-- {
-		l.popBack()
-	}
-}
-
-func (l *listObj) each(fn func(elem []byte) bool) {
-	for i := 0; i < l.n; i++ {
-		if !fn(l.at(i)) {
-			return
-		}
-	}
-}
-
-func (l *listObj) clone() *listObj {
-	out := &listObj{}
-	c := listMinCap
-	for c < l.n {
-		c *= 2
-	}
-	out.buf = make([][]byte, c)
-	for i := 0; i < l.n; i++ {
-		out.buf[i] = cloneBytes(l.at(i))
-	}
-	out.n = l.n
-	return out
-}
-
-func (l *listObj) memUsage() int64 {
-	n := int64(unsafe.Sizeof(*l)) + 24*int64(len(l.buf))
-	l.each(func(e []byte) bool {
-		n += int64(len(e))
-		return true
-	})
-	return n
-}
-
-func (l *listObj) toRDB() *rdb.Value {
-	v := &rdb.Value{Kind: rdb.KindList, Encoding: rdb.EncQuicklist, List: make([][]byte, 0, l.n)}
-	l.each(func(e []byte) bool {
-		v.List = append(v.List, e)
-		return true
-	})
-	return v
-}
-
-func listFromRDB(v *rdb.Value, _ *Server) *listObj {
-	l := newList()
-	for _, e := range v.List {
-		l.pushBack(cloneBytes(e))
-	}
-	return l
-}
+// listFromRDB builds a list from a decoded value.
+func listFromRDB(v *rdb.Value, _ *Server) *list.List { return list.FromRDB(v) }
 
 // debugPackedThreshold is DEBUG QUICKLIST-PACKED-THRESHOLD <memory>, Redis's
 // quicklistisSetPackedThreshold: 0 restores 1 GB, and nothing above 4 GB
@@ -229,12 +52,12 @@ func init() {
 	)
 }
 
-func (s *Server) listRead(c *client, key []byte) (*listObj, bool) {
-	return lookupReadTyped[listObj](s, c, key, typList)
+func (s *Server) listRead(c *client, key []byte) (*list.List, bool) {
+	return lookupReadTyped[list.List](s, c, key, typList)
 }
 
-func (s *Server) listWrite(c *client, key []byte) (*listObj, bool) {
-	return lookupWriteTyped[listObj](s, c, key, typList)
+func (s *Server) listWrite(c *client, key []byte) (*list.List, bool) {
+	return lookupWriteTyped[list.List](s, c, key, typList)
 }
 
 func lpushCommand(c *client, argv [][]byte)  { pushGeneric(c, argv, true, false) }
@@ -254,17 +77,17 @@ func pushGeneric(c *client, argv [][]byte, head, xx bool) {
 			c.integer(0)
 			return
 		}
-		l = newList()
+		l = list.New()
 		s.addKey(c.db, key, newObjEntry(typList, unsafe.Pointer(l)))
 	}
 	for _, v := range argv[2:] {
 		if head {
-			l.pushFront(cloneBytes(v))
+			l.PushFront(cloneBytes(v))
 		} else {
-			l.pushBack(cloneBytes(v))
+			l.PushBack(cloneBytes(v))
 		}
 	}
-	c.integer(int64(l.length()))
+	c.integer(int64(l.Len()))
 	s.signalModifiedKey(c.db, key)
 	s.notify(notifyList, pushEvent(head), key, c.db.id)
 	s.dirty += int64(len(argv) - 2)
@@ -327,20 +150,20 @@ func popGeneric(c *client, argv [][]byte, head bool) {
 	}
 	n := 1
 	if hasCount {
-		n = int(min(count, int64(l.length())))
+		n = int(min(count, int64(l.Len())))
 		c.arrayLen(n)
 	}
 	for i := 0; i < n; i++ {
 		var v []byte
 		if head {
-			v = l.popFront()
+			v = l.PopFront()
 		} else {
-			v = l.popBack()
+			v = l.PopBack()
 		}
 		c.bulk(v)
 	}
 	s.notify(notifyList, popEvent(head), key, c.db.id)
-	if l.length() == 0 {
+	if l.Len() == 0 {
 		s.deleteKey(c.db, key)
 		s.notify(notifyGeneric, "del", key, c.db.id)
 	}
@@ -385,14 +208,14 @@ func lrangeCommand(c *client, argv [][]byte) {
 		c.emptyArray()
 		return
 	}
-	a, b, ok := listRange(start, end, l.length())
+	a, b, ok := listRange(start, end, l.Len())
 	if !ok {
 		c.emptyArray()
 		return
 	}
 	c.arrayLen(b - a + 1)
 	for i := a; i <= b; i++ {
-		c.bulk(l.at(i))
+		c.bulk(l.At(i))
 	}
 }
 
@@ -405,7 +228,7 @@ func llenCommand(c *client, argv [][]byte) {
 		c.integer(0)
 		return
 	}
-	c.integer(int64(l.length()))
+	c.integer(int64(l.Len()))
 }
 
 func lindexCommand(c *client, argv [][]byte) {
@@ -423,13 +246,13 @@ func lindexCommand(c *client, argv [][]byte) {
 		return
 	}
 	if idx < 0 {
-		idx += int64(l.length())
+		idx += int64(l.Len())
 	}
-	if idx < 0 || idx >= int64(l.length()) {
+	if idx < 0 || idx >= int64(l.Len()) {
 		c.nullBulk()
 		return
 	}
-	c.bulk(l.at(int(idx)))
+	c.bulk(l.At(int(idx)))
 }
 
 func lsetCommand(c *client, argv [][]byte) {
@@ -449,13 +272,13 @@ func lsetCommand(c *client, argv [][]byte) {
 		return
 	}
 	if idx < 0 {
-		idx += int64(l.length())
+		idx += int64(l.Len())
 	}
-	if idx < 0 || idx >= int64(l.length()) {
+	if idx < 0 || idx >= int64(l.Len()) {
 		c.err(errOutOfRng)
 		return
 	}
-	l.setAt(int(idx), cloneBytes(argv[3]))
+	l.SetAt(int(idx), cloneBytes(argv[3]))
 	c.ok()
 	s.signalModifiedKey(c.db, key)
 	s.notify(notifyList, "lset", key, c.db.id)
@@ -488,7 +311,7 @@ func lremCommand(c *client, argv [][]byte) {
 		}
 	}
 	if toRemove >= 0 {
-		l.filter(func(_ int, v []byte) bool {
+		l.Filter(func(_ int, v []byte) bool {
 			if (limit == 0 || removed < limit) && bytes.Equal(v, elem) {
 				removed++
 				return false
@@ -498,14 +321,14 @@ func lremCommand(c *client, argv [][]byte) {
 	} else {
 		// From the tail: mark the last matches first, then compact.
 		drop := make(map[int]struct{})
-		for i := l.length() - 1; i >= 0 && int64(len(drop)) < limit; i-- {
-			if bytes.Equal(l.at(i), elem) {
+		for i := l.Len() - 1; i >= 0 && int64(len(drop)) < limit; i-- {
+			if bytes.Equal(l.At(i), elem) {
 				drop[i] = struct{}{}
 			}
 		}
 		removed = int64(len(drop))
 		if removed > 0 {
-			l.filter(func(i int, _ []byte) bool {
+			l.Filter(func(i int, _ []byte) bool {
 				_, d := drop[i]
 				return !d
 			})
@@ -514,7 +337,7 @@ func lremCommand(c *client, argv [][]byte) {
 	if removed > 0 {
 		s.signalModifiedKey(c.db, key)
 		s.notify(notifyList, "lrem", key, c.db.id)
-		if l.length() == 0 {
+		if l.Len() == 0 {
 			s.deleteKey(c.db, key)
 			s.notify(notifyGeneric, "del", key, c.db.id)
 		}
@@ -540,17 +363,17 @@ func ltrimCommand(c *client, argv [][]byte) {
 		c.ok()
 		return
 	}
-	llen := l.length()
+	llen := l.Len()
 	var ltrim, rtrim int
 	if a, b, ok := listRange(start, end, llen); ok {
 		ltrim, rtrim = a, llen-b-1
 	} else {
 		ltrim, rtrim = llen, 0
 	}
-	l.trim(ltrim, rtrim)
+	l.Trim(ltrim, rtrim)
 	s.signalModifiedKey(c.db, key)
 	s.notify(notifyList, "ltrim", key, c.db.id)
-	if l.length() == 0 {
+	if l.Len() == 0 {
 		s.deleteKey(c.db, key)
 		s.notify(notifyGeneric, "del", key, c.db.id)
 	}
@@ -579,16 +402,16 @@ func linsertCommand(c *client, argv [][]byte) {
 		c.integer(0)
 		return
 	}
-	for i := 0; i < l.length(); i++ {
-		if bytes.Equal(l.at(i), argv[3]) {
+	for i := 0; i < l.Len(); i++ {
+		if bytes.Equal(l.At(i), argv[3]) {
 			if after {
 				i++
 			}
-			l.insertAt(i, cloneBytes(argv[4]))
+			l.InsertAt(i, cloneBytes(argv[4]))
 			s.signalModifiedKey(c.db, key)
 			s.notify(notifyList, "linsert", key, c.db.id)
 			s.dirty++
-			c.integer(int64(l.length()))
+			c.integer(int64(l.Len()))
 			return
 		}
 	}
@@ -653,13 +476,13 @@ func lposCommand(c *client, argv [][]byte) {
 	}
 	var matches, found int64
 	var out []int64
-	n := l.length()
+	n := l.Len()
 	for k := 0; k < n && (maxlen == 0 || int64(k) < maxlen); k++ {
 		idx := k
 		if fromTail {
 			idx = n - 1 - k
 		}
-		if !bytes.Equal(l.at(idx), argv[2]) {
+		if !bytes.Equal(l.At(idx), argv[2]) {
 			continue
 		}
 		matches++
@@ -725,24 +548,24 @@ func lmoveGeneric(c *client, srcKey, dstKey []byte, fromLeft, toLeft bool) {
 	}
 	var v []byte
 	if fromLeft {
-		v = src.popFront()
+		v = src.PopFront()
 	} else {
-		v = src.popBack()
+		v = src.PopBack()
 	}
 	if dst == nil {
-		dst = newList()
+		dst = list.New()
 		s.addKey(c.db, dstKey, newObjEntry(typList, unsafe.Pointer(dst)))
 	}
 	if toLeft {
-		dst.pushFront(v)
+		dst.PushFront(v)
 	} else {
-		dst.pushBack(v)
+		dst.PushBack(v)
 	}
 	s.signalModifiedKey(c.db, dstKey)
 	s.notify(notifyList, pushEvent(toLeft), dstKey, c.db.id)
 	c.bulk(v)
 	s.notify(notifyList, popEvent(fromLeft), srcKey, c.db.id)
-	if src.length() == 0 {
+	if src.Len() == 0 {
 		s.deleteKey(c.db, srcKey)
 		s.notify(notifyGeneric, "del", srcKey, c.db.id)
 	}

@@ -1,16 +1,13 @@
 package server
 
 import (
-	"bytes"
 	"fmt"
-	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"github.com/rs/zerolog"
 
 	"github.com/aofserver/aofserver/config"
-	"github.com/aofserver/aofserver/rdb"
 )
 
 // dsServer is a server without listeners for running data-structure
@@ -79,103 +76,6 @@ func respArr(items ...string) string {
 		fmt.Fprintf(&b, "$%d\r\n%s\r\n", len(it), it)
 	}
 	return b.String()
-}
-
-func TestListDequeAgainstModel(t *testing.T) {
-	r := rand.New(rand.NewPCG(3, 4))
-	l := newList()
-	var m [][]byte
-	for op := 0; op < 50000; op++ {
-		v := []byte(fmt.Sprint(op))
-		switch r.IntN(9) {
-		case 0, 1:
-			l.pushBack(v)
-			m = append(m, v)
-		case 2, 3:
-			l.pushFront(v)
-			m = append([][]byte{v}, m...)
-		case 4:
-			if len(m) > 0 {
-				if got := l.popFront(); !bytes.Equal(got, m[0]) {
-					t.Fatalf("popFront %q want %q", got, m[0])
-				}
-				m = m[1:]
-			}
-		case 5:
-			if len(m) > 0 {
-				if got := l.popBack(); !bytes.Equal(got, m[len(m)-1]) {
-					t.Fatalf("popBack %q want %q", got, m[len(m)-1])
-				}
-				m = m[:len(m)-1]
-			}
-		case 6:
-			i := r.IntN(len(m) + 1)
-			l.insertAt(i, v)
-			m = append(m[:i], append([][]byte{v}, m[i:]...)...)
-		case 7:
-			if len(m) > 0 && r.IntN(20) == 0 {
-				drop := r.IntN(3)
-				var nm [][]byte
-				for i, e := range m {
-					if i%3 != drop {
-						nm = append(nm, e)
-					}
-				}
-				l.filter(func(i int, _ []byte) bool { return i%3 != drop })
-				m = nm
-			}
-		case 8:
-			if len(m) > 0 {
-				i := r.IntN(len(m))
-				l.setAt(i, v)
-				m[i] = v
-			}
-		}
-		if l.length() != len(m) {
-			t.Fatalf("op %d: length %d want %d", op, l.length(), len(m))
-		}
-		if len(l.buf) != 0 && len(l.buf)&(len(l.buf)-1) != 0 {
-			t.Fatalf("capacity %d not a power of two", len(l.buf))
-		}
-	}
-	for i := range m {
-		if !bytes.Equal(l.at(i), m[i]) {
-			t.Fatalf("element %d = %q want %q", i, l.at(i), m[i])
-		}
-	}
-	// Draining shrinks the buffer again.
-	l.trim(l.length(), 0)
-	if l.length() != 0 || len(l.buf) > 128 {
-		t.Fatalf("after trim: len %d cap %d", l.length(), len(l.buf))
-	}
-}
-
-func TestListCloneAndRDB(t *testing.T) {
-	l := newList()
-	for i := 0; i < 10; i++ {
-		l.pushBack([]byte(fmt.Sprint(i)))
-	}
-	l.popFront()
-	l.pushFront([]byte("x"))
-	cl := l.clone()
-	cl.setAt(0, []byte("changed"))
-	cl.at(1)[0] = 'Z'
-	if string(l.at(0)) != "x" || string(l.at(1)) != "1" {
-		t.Fatalf("clone shares storage with the original")
-	}
-	v := l.toRDB()
-	if v.Kind != rdb.KindList || v.Encoding != rdb.EncQuicklist || len(v.List) != 10 {
-		t.Fatalf("toRDB = %+v", v)
-	}
-	back := listFromRDB(v, nil)
-	for i := 0; i < l.length(); i++ {
-		if !bytes.Equal(back.at(i), l.at(i)) {
-			t.Fatalf("round trip element %d", i)
-		}
-	}
-	if l.encoding() != "quicklist" {
-		t.Fatalf("encoding %q", l.encoding())
-	}
 }
 
 func TestListCommands(t *testing.T) {

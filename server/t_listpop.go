@@ -34,19 +34,19 @@ func serveLmpop(c *client, keys [][]byte, head bool, count int64, later bool) bo
 			return true
 		}
 		l, _ := s.listWrite(c, key)
-		n := int(min(count, int64(l.length())))
+		n := int(min(count, int64(l.Len())))
 		c.arrayLen(2)
 		c.bulk(key)
 		c.arrayLen(n)
 		for i := 0; i < n; i++ {
 			if head {
-				c.bulk(l.popFront())
+				c.bulk(l.PopFront())
 			} else {
-				c.bulk(l.popBack())
+				c.bulk(l.PopBack())
 			}
 		}
 		s.notify(notifyList, popEvent(head), key, c.db.id)
-		if l.length() == 0 {
+		if l.Len() == 0 {
 			s.deleteKey(c.db, key)
 			s.notify(notifyGeneric, "del", key, c.db.id)
 		}

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"unsafe"
 
+	"github.com/aofserver/aofserver/list"
+
 	"github.com/aofserver/aofserver/rstring"
 	"github.com/aofserver/aofserver/skiplist"
 	"github.com/aofserver/aofserver/zset"
@@ -185,7 +187,7 @@ func sortGeneric(c *client, argv [][]byte, readonly bool) {
 	if found {
 		switch typ {
 		case typList:
-			vectorlen = (*listObj)(e.ptr).length()
+			vectorlen = (*list.List)(e.ptr).Len()
 		case typSet:
 			vectorlen = (*setObj)(e.ptr).length()
 		case typZSet:
@@ -216,9 +218,9 @@ func sortGeneric(c *client, argv [][]byte, readonly bool) {
 	switch {
 	case !found:
 	case typ == typList && dontsort:
-		l := (*listObj)(e.ptr)
+		l := (*list.List)(e.ptr)
 		if end >= start {
-			n := l.length()
+			n := l.Len()
 			for i := int64(0); i < vl; i++ {
 				idx := int(start + i)
 				if desc {
@@ -227,13 +229,13 @@ func sortGeneric(c *client, argv [][]byte, readonly bool) {
 				if idx < 0 || idx >= n {
 					break
 				}
-				vector = append(vector, sortItem{obj: l.at(idx)})
+				vector = append(vector, sortItem{obj: l.At(idx)})
 			}
 			end -= start
 			start = 0
 		}
 	case typ == typList:
-		(*listObj)(e.ptr).each(func(v []byte) bool {
+		(*list.List)(e.ptr).Each(func(v []byte) bool {
 			vector = append(vector, sortItem{obj: v})
 			return true
 		})
@@ -356,11 +358,11 @@ func sortGeneric(c *client, argv [][]byte, readonly bool) {
 		}
 		return
 	}
-	out := newList()
+	out := list.New()
 	for j := start; j <= end; j++ {
 		obj := vector[j].obj
 		if len(gets) == 0 {
-			out.pushBack(cloneBytes(obj))
+			out.PushBack(cloneBytes(obj))
 			continue
 		}
 		for _, g := range gets {
@@ -368,7 +370,7 @@ func sortGeneric(c *client, argv [][]byte, readonly bool) {
 			if !ok {
 				v = nil
 			}
-			out.pushBack(cloneBytes(v))
+			out.PushBack(cloneBytes(v))
 		}
 	}
 	if outputlen > 0 {
