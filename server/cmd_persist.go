@@ -30,20 +30,18 @@ func init() {
 const cmdNoAsyncLoading = 0
 
 func saveCommand(c *client, argv [][]byte) {
-	s := c.srv
-	if s.rdbJob() != nil || s.repl.diskless != nil {
-		c.err("ERR Background save already in progress")
-		return
-	}
-	if err := s.persist.SaveRDB(); err != nil {
-		c.err("ERR")
+	if err := c.srv.persist.SaveCommand(); err != nil {
+		c.err(err.Error())
 		return
 	}
 	c.ok()
 }
 
+// inExec reports a command run inside MULTI/EXEC or a script, where
+// BGSAVE and BGREWRITEAOF only schedule their job.
+func (c *client) inExec() bool { return c.flags&flagMulti != 0 || c.srv.execDepth > 1 }
+
 func bgsaveCommand(c *client, argv [][]byte) {
-	s := c.srv
 	schedule := false
 	if len(argv) > 1 {
 		if len(argv) == 2 && eqFold(argv[1], "schedule") {
@@ -53,41 +51,21 @@ func bgsaveCommand(c *client, argv [][]byte) {
 			return
 		}
 	}
-	switch {
-	case s.rdbJob() != nil || s.repl.diskless != nil:
-		c.err("ERR Background save already in progress")
-	case s.childActive() || c.flags&flagMulti != 0 || s.execDepth > 1:
-		if schedule || c.flags&flagMulti != 0 || s.execDepth > 1 {
-			s.persist.BgsaveScheduled = true
-			c.status("Background saving scheduled")
-		} else {
-			c.err("ERR Another child process is active (AOF?): can't BGSAVE right now. Use BGSAVE SCHEDULE in order to schedule a BGSAVE whenever possible.")
-		}
-	default:
-		if _, err := s.persist.BGSAVE(); err != nil {
-			c.err("ERR " + err.Error())
-			return
-		}
-		c.status("Background saving started")
+	reply, err := c.srv.persist.BGSAVECommand(schedule, c.inExec())
+	if err != nil {
+		c.err(err.Error())
+		return
 	}
+	c.status(reply)
 }
 
 func bgrewriteaofCommand(c *client, argv [][]byte) {
-	s := c.srv
-	switch {
-	case s.aofJob() != nil:
-		c.err("ERR Background append only file rewriting already in progress")
-	case s.childActive() || c.flags&flagMulti != 0 || s.execDepth > 1:
-		s.persist.RewriteScheduled = true
-		s.persist.RewriteFailures = 0
-		c.status("Background append only file rewriting scheduled")
-	default:
-		if err := s.persist.RewriteBackground(); err != nil {
-			c.err("ERR Can't execute an AOF background rewriting. Please check the server logs for more information.")
-			return
-		}
-		c.status("Background append only file rewriting started")
+	reply, err := c.srv.persist.BGREWRITEAOFCommand(c.inExec())
+	if err != nil {
+		c.err(err.Error())
+		return
 	}
+	c.status(reply)
 }
 
 func lastsaveCommand(c *client, argv [][]byte) { c.integer(c.srv.persist.LastSave.Unix()) }

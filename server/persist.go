@@ -181,7 +181,7 @@ func (s *Server) infoPersistence(f func(k string, v any)) {
 	f("current_save_keys_processed", processed)
 	f("current_save_keys_total", total)
 	f("rdb_changes_since_last_save", s.dirty)
-	f("rdb_bgsave_in_progress", b2i(s.rdbJob() != nil || s.repl.diskless != nil)) // a diskless transfer is one, as Redis's socket-target child
+	f("rdb_bgsave_in_progress", b2i(p.RDBInProgress()))
 	f("rdb_last_save_time", p.LastSave.Unix())
 	f("rdb_last_bgsave_status", okErr(p.LastBgsaveOK))
 	f("rdb_last_bgsave_time_sec", p.LastBgsaveTime)
