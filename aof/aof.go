@@ -89,6 +89,7 @@ type AOF struct {
 	rot        *Rewrite // pending incr rotation, taken by the writer
 	closing    bool
 	kick       chan struct{} // wakes the writer; capacity 1
+	kickBg     chan struct{} // wakes the writer for background work's bytes (KickPending); capacity 1
 
 	// stepMu is held by whoever performs a write step: the writer goroutine,
 	// or a Wait caller that found it idle and writes itself (leader), which
@@ -120,9 +121,10 @@ type AOF struct {
 	stats        fsyncStats
 	tuner        fsyncTuner
 
-	policy  atomic.Uint32 // Policy, read by the writer and syncer without mu
-	mode    atomic.Uint32 // GroupMode the tuner chose (tune.go), read by Inflight
-	probing atomic.Bool   // the tuner measures fsyncs alone (tune.go)
+	policy    atomic.Uint32 // Policy, read by the writer and syncer without mu
+	mode      atomic.Uint32 // GroupMode the tuner chose (tune.go), read by Inflight
+	probing   atomic.Bool   // the tuner measures fsyncs alone (tune.go)
+	flushWall atomic.Int64  // the tuner's median fsync wall time alone, ns (FlushTime)
 	syncCounters
 	writtenOff atomic.Int64 // logical offset written to the OS
 	syncedOff  atomic.Int64 // logical offset made durable
@@ -138,6 +140,8 @@ type AOF struct {
 	baseSize     atomic.Int64 // aof_rewrite_base_size
 	lastIncrSize atomic.Int64 // size of cur
 	bufLen       atomic.Int64 // bytes fed and not yet written (aof_buffer_length)
+	bgOff        atomic.Int64 // offset the writer's background sync covers (syncBackground)
+	writerRounds atomic.Int64 // wake-ups the writer goroutine has handled (tests)
 	pendingBio   atomic.Int64 // background fsyncs queued or running
 	delayedFsync atomic.Int64
 	syncStart    atomic.Int64 // unix nanos of the running everysec fsync, 0 if none
@@ -211,6 +215,7 @@ func Open(opt Options) (*AOF, error) {
 		selectedDB:      -1,
 		tsEnabled:       opt.TimestampEnabled,
 		kick:            make(chan struct{}, 1),
+		kickBg:          make(chan struct{}, 1),
 		gathered:        make(chan struct{}, 1),
 		knobs:           opt,
 		everysecEvery:   time.Second,

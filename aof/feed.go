@@ -66,7 +66,21 @@ func (a *AOF) Feed(ops ...Op) Ticket {
 // expiry), once their work is done.
 func (a *AOF) KickPending() {
 	if a.bufLen.Load() > 0 {
-		a.wake()
+		a.raiseBgOff(int64(a.Offset()))
+		select {
+		case a.kickBg <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// raiseBgOff moves bgOff up to off.
+func (a *AOF) raiseBgOff(off int64) {
+	for {
+		cur := a.bgOff.Load()
+		if off <= cur || a.bgOff.CompareAndSwap(cur, off) {
+			return
+		}
 	}
 }
 

@@ -41,16 +41,24 @@ func (a *AOF) writerLoop() {
 	tick := time.NewTicker(a.opt.WriterTick)
 	defer tick.Stop()
 	for {
-		stopping := false
+		stopping, bg := false, false
 		select {
 		case <-a.kick:
+		case <-a.kickBg:
+			bg = true
 		case <-tick.C:
 			if a.bufLen.Load() == 0 {
 				continue
 			}
+			a.raiseBgOff(int64(a.Offset()))
+			bg = true
 		case <-retry.C:
 		case <-a.stopWriter:
 			stopping = true
+		}
+		if bg && a.syncBackground() {
+			a.writerRounds.Add(1)
+			continue
 		}
 		if a.term.Load() == nil {
 			a.stepMu.Lock()
@@ -66,7 +74,46 @@ func (a *AOF) writerLoop() {
 		if stopping {
 			return
 		}
+		a.writerRounds.Add(1)
 	}
+}
+
+// syncBackground writes and fdatasyncs, under Always, what was fed up to
+// bgOff (background work's bytes, such as active expiry's DELs, and the
+// tick's), unless someone wrote it meanwhile: whoever writes under Always
+// fdatasyncs what it wrote (a network loop syncer, a Wait leader). It
+// holds stepMu for the write only, never gathers, and fdatasyncs after
+// letting go of it, as Sync with overlap does. Run as an ordinary step
+// (a gather and the fsync under the lock) at the cron's 10 Hz, it held
+// every syncer of the network loop back for up to a gather and a whole
+// flush: with a 5 ms flush and 50 clients 250 of 6,200 Syncs took two
+// flushes or more, 20 with --hz 1. It reports false when the policy is not
+// Always or the fsync is suppressed: the ordinary step runs then.
+func (a *AOF) syncBackground() bool {
+	if Policy(a.policy.Load()) != Always || a.skipFsync() {
+		return false
+	}
+	off := a.bgOff.Load()
+	for a.writtenOff.Load() < off && a.term.Load() == nil {
+		a.stepMu.Lock()
+		if a.stepClosed {
+			a.stepMu.Unlock()
+			break
+		}
+		a.overlap = true
+		progress := a.step(&a.ws, false)
+		a.overlap = false
+		seg, w, cmds := a.cur, a.writtenOff.Load(), a.writtenCmds.Load()
+		a.stepMu.Unlock()
+		if w > a.syncedOff.Load() && a.syncOverlapped(seg, w, cmds) != nil {
+			break // fatal
+		}
+		a.publishAck(Always)
+		if !progress {
+			break
+		}
+	}
+	return true
 }
 
 // step takes the next batch, writes it (and fdatasyncs it under Always), then
