@@ -37,7 +37,9 @@ import (
 // and with several in flight a group's fsync starts as soon as the group
 // is executed, so a reply waits one fsync plus its group's execution,
 // unless tuneInflight fsyncs are already in flight (then also the end of
-// the first of those); a Wait leader gathers for at most one fsync time
+// the first of those) or one began less than a flush over tuneInflight
+// ago (the network loop spaces their starts: server/netloop_linux.go's
+// toOverlapSyncer); a Wait leader gathers for at most one fsync time
 // (gather.go).
 
 // GroupMode is how the network loop commits groups under Always.
@@ -59,10 +61,15 @@ func (m GroupMode) String() string {
 }
 
 const (
-	tuneWindow   = 32 // fsyncs whose medians decide
-	tuneEvery    = 8  // a decision every so many new samples
-	tuneWarmup   = 16 // alone-fsyncs measured before the first decision
-	tuneInflight = 8  // fsyncs in flight in ModeOverlap
+	tuneWindow = 32 // fsyncs whose medians decide
+	tuneEvery  = 8  // a decision every so many new samples
+	tuneWarmup = 16 // alone-fsyncs measured before the first decision
+	// tuneInflight: fsyncs in flight in ModeOverlap. Their starts are
+	// spaced by a flush over tuneInflight, so a group waits at most that
+	// for its fsync to begin: 16 makes it 310 µs at a 5 ms flush. At 8 a
+	// request waited 0.6-1 ms on average at 5 ms and 50 clients, where
+	// 16 measured 0.3-0.4 ms.
+	tuneInflight = 16
 
 	// ModeOverlap needs a flush of at least overlapMinWall of which at most
 	// 1/overlapEnterRatio is the thread's CPU; it is left below
@@ -75,8 +82,11 @@ const (
 	// In ModeOverlap a probe every probeEvery fsyncs runs them one at a
 	// time until probeLen have run alone: the flush time of a disk is
 	// what an fsync takes alone, and one that queues behind the others
-	// says nothing about it.
-	probeEvery = 1024
+	// says nothing about it. A probe costs probeLen flushes with one in
+	// flight (groups wait for each other meanwhile) and two changes of
+	// GOMAXPROCS (server's procsFor): every 1024 fsyncs it was about a
+	// tenth of the throughput at 5 ms and 50 clients.
+	probeEvery = 4096
 	probeLen   = tuneEvery
 	// Fsyncs in flight together that queue behind each other (FUSE holds
 	// the inode lock through an fsync; a journal may commit them one by
@@ -287,11 +297,18 @@ func (a *AOF) Inflight() int {
 	return 1
 }
 
+// FlushTime returns the median wall time of an fsync run alone under
+// Always, as the tuner last measured it (0: not yet): the network loop
+// spaces the starts of overlapped fsyncs by it.
+func (a *AOF) FlushTime() time.Duration { return time.Duration(a.flushWall.Load()) }
+
 // tuneFsync feeds the tuner one fsync under Always.
 func (a *AOF) tuneFsync(m syncTiming) {
 	a.mu.Lock()
 	mode, probing := a.tuner.observe(m.wall, m.cpu, m.alone, m.conc)
+	wall := a.tuner.wall
 	a.mu.Unlock()
+	a.flushWall.Store(int64(wall))
 	a.mode.Store(uint32(mode))
 	a.probing.Store(probing)
 }

@@ -88,7 +88,7 @@ func persistenceInfo(t *testing.T, c *respConn) map[string]string {
 }
 
 // TestGroupCommitTunes: with aof-group-commit-inflight left to the tuner,
-// a disk whose flush is device time makes the server overlap fsyncs (8 in
+// a disk whose flush is device time makes the server overlap fsyncs (16 in
 // flight), one whose flush is CPU puts it back to one in flight, and INFO
 // persistence says which and why; an explicit aof-group-commit-inflight
 // fixes the mode.
@@ -142,11 +142,11 @@ func TestGroupCommitTunes(t *testing.T) {
 			}
 		}
 	}
-	await("overlap", "device-bound", "8")
+	await("overlap", "device-bound", "16")
 	m.cpu.Store(true)
 	await("one", "cpu-bound", "1")
 	m.cpu.Store(false)
-	await("overlap", "device-bound", "8")
+	await("overlap", "device-bound", "16")
 
 	// Set by hand, the knob wins; back to 0, the tuner again.
 	if r := admin.do("CONFIG", "SET", "aof-group-commit-inflight", "1"); r != "+OK\r\n" {
@@ -156,5 +156,5 @@ func TestGroupCommitTunes(t *testing.T) {
 	if r := admin.do("CONFIG", "SET", "aof-group-commit-inflight", "0"); r != "+OK\r\n" {
 		t.Fatalf("CONFIG SET: %q", r)
 	}
-	await("overlap", "device-bound", "8")
+	await("overlap", "device-bound", "16")
 }

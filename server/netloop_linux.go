@@ -59,8 +59,9 @@ import (
 // many syncers fsync at once (aof's Sync with overlap): the loop goroutine
 // that ends an iteration with held replies starts one more syncer
 // goroutine while fewer are running and keeps the loop, so a request that
-// arrives during an fsync is read at once and gets an fsync of its own
-// (toSyncer says why not through the standby). The loop's epoll set wakes
+// arrives during an fsync is read at once and gets an fsync of its own,
+// the starts spaced by a flush over that many (toOverlapSyncer says why,
+// and why not through the standby). The loop's epoll set wakes
 // a standby only while some syncer is in an fsync and no goroutine holds
 // the token (loopFree), so idle standbys do not spin while the loop is
 // attended. With one in flight (the tuner's choice when an fsync is fast
@@ -128,6 +129,13 @@ type netLoop struct {
 	takes      atomic.Int64  // times the standby took the loop over (tests)
 
 	procs int // GOMAXPROCS procsFor last set (loop-owned)
+
+	// Pacing of overlapped fsyncs (toSyncer): lastStart is monoNow when
+	// the last syncer round began, pacing whether paceTimer is set to
+	// start the next one (counted in nsync meanwhile). Under mu.
+	lastStart int64
+	pacing    bool
+	paceTimer *time.Timer
 }
 
 // loopConn stands in for the net.Conn of a loop-owned client. Only Close
@@ -196,6 +204,8 @@ func newNetLoop(s *Server) (*netLoop, error) {
 		evs: make([]unix.EpollEvent, loopEvents), done: make(chan struct{}), gone: make(chan struct{}, maxInflight)}
 	l.armTimer = time.AfterFunc(time.Hour, l.armLate)
 	l.armTimer.Stop()
+	l.paceTimer = time.AfterFunc(time.Hour, l.paced)
+	l.paceTimer.Stop()
 	procsOnce.Do(func() {
 		procsBase, procsFixed = runtime.GOMAXPROCS(0), os.Getenv("GOMAXPROCS") != ""
 	})
@@ -978,31 +988,17 @@ func (l *netLoop) toSyncer() bool {
 		return false
 	}
 	l.mu.Lock()
-	inflight := l.s.aofInflight(batch[0].lc.heldA)
+	a := batch[0].lc.heldA
+	inflight := l.s.aofInflight(a)
+	if inflight > 1 {
+		return l.toOverlapSyncer(batch, a, inflight)
+	}
 	if l.nsync >= inflight {
 		l.syncQ = append(l.syncQ, batch...)
 		l.mu.Unlock()
 		return false
 	}
 	l.nsync++
-	if inflight > 1 {
-		// Several fsyncs in flight (a flush of 400 µs or more of device
-		// time): this goroutine keeps the loop and a new one fsyncs and
-		// replies, so that what clients send meanwhile is read and gets an
-		// fsync of its own at once. Handing the loop to the standby instead
-		// left about a third of requests waiting two flushes: the standby,
-		// parked on ep2 with ep armed in it, was seldom woken by a
-		// request arriving during an fsync (the nested epoll set's
-		// readiness did not reach the runtime's poller), so those requests
-		// were read only when a syncer came back from its fsync. A go
-		// statement per fsync costs ~1 µs against a flush of 400 µs or
-		// more; with one in flight (fast or CPU-bound flush) the hand-off
-		// below stays, as Redis's beforeSleep.
-		l.mu.Unlock()
-		l.procsFor(inflight)
-		go l.syncRounds(batch)
-		return false
-	}
 	l.procsFor(1)
 	if l.workers-l.nsync < 1 {
 		// No standby would be left to take the loop over: one more.
@@ -1027,6 +1023,68 @@ func (l *netLoop) toSyncer() bool {
 	}
 	l.tookLoop()
 	return false
+}
+
+// toOverlapSyncer is toSyncer with several fsyncs in flight (a flush of
+// 400 µs or more of device time), called with l.mu held: this goroutine
+// keeps the loop and a new one fsyncs and replies, so that what clients
+// send meanwhile is read and gets an fsync of its own soon. Handing the
+// loop to the standby instead left about a third of requests waiting two
+// flushes: the standby, parked on ep2 with ep armed in it, was seldom
+// woken by a request arriving during an fsync (the nested epoll set's
+// readiness did not reach the runtime's poller), so those requests were
+// read only when a syncer came back from its fsync. A go statement per
+// fsync costs ~1 µs against a flush of 400 µs or more; with one in flight
+// (fast or CPU-bound flush) the hand-off stays, as Redis's beforeSleep.
+//
+// The starts are spaced by at least the flush time over inflight: started
+// at every iteration, the first few groups after a lull filled every slot
+// within a fraction of a flush, and the groups executed next waited for
+// the first of those fsyncs to end, most of a flush (at 5 ms and 50
+// clients, 8 in flight: a request waited 0.6-1 ms on average between its
+// execution and its fsync's start, a fifth of them over 2 ms). Spaced,
+// a group waits at most the spacing, and as long as the slots last the
+// starts spread over the flush instead of bunching at its beginning. A
+// group that may not start yet waits in syncQ for the timer (paced) or
+// for a syncer that ends its round, whichever comes first.
+func (l *netLoop) toOverlapSyncer(batch []*client, a *aof.AOF, inflight int) bool {
+	if l.nsync >= inflight || l.pacing {
+		l.syncQ = append(l.syncQ, batch...)
+		l.mu.Unlock()
+		return false
+	}
+	now := monoNow()
+	if next := l.lastStart + int64(a.FlushTime())/int64(inflight); now < next {
+		l.syncQ = append(l.syncQ, batch...)
+		l.pacing = true
+		l.nsync++ // the timer's round: waitSyncer waits for it
+		l.paceTimer.Reset(time.Duration(next - now))
+		l.mu.Unlock()
+		return false
+	}
+	l.lastStart = now
+	l.nsync++
+	l.mu.Unlock()
+	l.procsFor(inflight)
+	go l.syncRounds(batch)
+	return false
+}
+
+// paced starts the syncer round toOverlapSyncer deferred, with what
+// waits in syncQ then (nothing if a syncer ending its round took it).
+func (l *netLoop) paced() {
+	l.mu.Lock()
+	l.pacing = false
+	batch := l.syncQ
+	l.syncQ = nil
+	if len(batch) == 0 {
+		l.nsync--
+		l.mu.Unlock()
+		return
+	}
+	l.lastStart = monoNow()
+	l.mu.Unlock()
+	l.syncRounds(batch)
 }
 
 // procsFor gives the runtime a P for each of inflight syncers beside the
@@ -1111,6 +1169,8 @@ func (l *netLoop) syncRounds(batch []*client) {
 		l.syncQ = nil
 		if len(batch) == 0 {
 			l.nsync--
+		} else {
+			l.lastStart = monoNow()
 		}
 		l.mu.Unlock()
 		if len(back) > 0 {
