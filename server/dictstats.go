@@ -1,6 +1,9 @@
 package server
 
-import "github.com/aofserver/aofserver/zset"
+import (
+	"github.com/aofserver/aofserver/set"
+	"github.com/aofserver/aofserver/zset"
+)
 
 // debugHTStats is DEBUG HTSTATS <dbid>.
 func debugHTStats(c *client, argv [][]byte) {
@@ -29,7 +32,7 @@ func debugHTStatsKey(c *client, argv [][]byte) {
 	var st string
 	switch e.typ() {
 	case typSet:
-		if d := (*setObj)(e.ptr).dict; d != nil {
+		if d := (*set.Set)(e.ptr).Dict(); d != nil {
 			st = d.Stats()
 		}
 	case typZSet:

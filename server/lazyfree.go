@@ -2,6 +2,7 @@ package server
 
 import (
 	"github.com/aofserver/aofserver/list"
+	"github.com/aofserver/aofserver/set"
 
 	"github.com/aofserver/aofserver/rdb"
 	"github.com/aofserver/aofserver/zset"
@@ -24,8 +25,8 @@ func (s *Server) lazyfreeEffort(v entry, max int) int {
 		l := (*list.List)(v.ptr)
 		return rdb.QuicklistNodes(l.Len(), l.At, s.rdbLimits(), max)
 	case typSet:
-		if st := (*setObj)(v.ptr); st.dict != nil {
-			return st.dict.Len()
+		if st := (*set.Set)(v.ptr); st.Encoding() == "hashtable" {
+			return st.Len()
 		}
 	case typZSet:
 		if z := (*zset.Set)(v.ptr); z.Skiplist() {

@@ -4,6 +4,7 @@ import (
 	"unsafe"
 
 	"github.com/aofserver/aofserver/list"
+	"github.com/aofserver/aofserver/set"
 
 	"github.com/aofserver/aofserver/rdb"
 	"github.com/aofserver/aofserver/zset"
@@ -19,7 +20,7 @@ func objEncoding(e entry) string {
 	case typList:
 		return (*list.List)(e.ptr).Encoding()
 	case typSet:
-		return (*setObj)(e.ptr).encoding()
+		return (*set.Set)(e.ptr).Encoding()
 	case typZSet:
 		return (*zset.Set)(e.ptr).Encoding()
 	case typHash:
@@ -47,7 +48,7 @@ func objClone(e entry) entry {
 	case typList:
 		out = newObjEntry(typList, unsafe.Pointer((*list.List)(e.ptr).Clone()))
 	case typSet:
-		out = newObjEntry(typSet, unsafe.Pointer((*setObj)(e.ptr).clone()))
+		out = newObjEntry(typSet, unsafe.Pointer((*set.Set)(e.ptr).Clone()))
 	case typZSet:
 		out = newObjEntry(typZSet, unsafe.Pointer((*zset.Set)(e.ptr).Clone()))
 	case typHash:
@@ -65,7 +66,7 @@ func objMemUsage(e entry) int64 {
 	case typList:
 		return (*list.List)(e.ptr).MemUsage()
 	case typSet:
-		return (*setObj)(e.ptr).memUsage()
+		return (*set.Set)(e.ptr).MemUsage()
 	case typZSet:
 		return (*zset.Set)(e.ptr).MemUsage()
 	case typHash:
@@ -85,7 +86,7 @@ func objToRDB(e entry) *rdb.Value {
 	case typList:
 		return (*list.List)(e.ptr).ToRDB()
 	case typSet:
-		return (*setObj)(e.ptr).toRDB()
+		return (*set.Set)(e.ptr).ToRDB()
 	case typZSet:
 		return (*zset.Set)(e.ptr).ToRDB()
 	case typHash:
@@ -122,11 +123,11 @@ func objLength(e entry) int {
 	case typList:
 		return (*list.List)(e.ptr).Len()
 	case typSet:
-		return (*setObj)(e.ptr).length()
+		return (*set.Set)(e.ptr).Len()
 	case typZSet:
 		return (*zset.Set)(e.ptr).Len()
 	case typHash:
-		return (*hashObj)(e.ptr).length()
+		return (*hashObj)(e.ptr).Len()
 	case typStream:
 		return (*streamObj)(e.ptr).lengthInt()
 	}
@@ -164,8 +165,8 @@ func lookupWriteTyped[T any](s *Server, c *client, key []byte, t uint8) (o *T, w
 // memberRemover is a collection members are deleted from (sets, sorted
 // sets, hashes).
 type memberRemover interface {
-	remove(member []byte) bool
-	length() int
+	Remove(member []byte) bool
+	Len() int
 }
 
 // removeMembers is SREM, ZREM and HDEL on the existing value o at key: it
@@ -175,9 +176,9 @@ func (s *Server) removeMembers(c *client, key []byte, o memberRemover, members [
 	deleted := 0
 	removed := false
 	for _, m := range members {
-		if o.remove(m) {
+		if o.Remove(m) {
 			deleted++
-			if o.length() == 0 {
+			if o.Len() == 0 {
 				s.deleteKey(c.db, key)
 				removed = true
 				break

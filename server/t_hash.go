@@ -34,7 +34,7 @@ func (h *hashObj) encoding() string {
 	return "listpack"
 }
 
-func (h *hashObj) length() int {
+func (h *hashObj) Len() int {
 	if h.dict != nil {
 		return h.dict.Len()
 	}
@@ -97,8 +97,8 @@ func (h *hashObj) set(s *Server, field, value []byte) bool {
 	return true
 }
 
-// remove deletes field; it reports whether it was present.
-func (h *hashObj) remove(field []byte) bool {
+// Remove deletes field; it reports whether it was present.
+func (h *hashObj) Remove(field []byte) bool {
 	if h.dict != nil {
 		_, ok := h.dict.Delete(bstr(field))
 		return ok
@@ -169,7 +169,7 @@ func (h *hashObj) memUsage() int64 {
 }
 
 func (h *hashObj) toRDB() *rdb.Value {
-	v := &rdb.Value{Kind: rdb.KindHash, Encoding: rdb.EncListpack, Hash: make([][2][]byte, 0, h.length())}
+	v := &rdb.Value{Kind: rdb.KindHash, Encoding: rdb.EncListpack, Hash: make([][2][]byte, 0, h.Len())}
 	if h.dict != nil {
 		v.Encoding = rdb.EncHashtable
 	}
@@ -350,7 +350,7 @@ func hgetallGeneric(c *client, key []byte, what int) {
 		}
 		return
 	}
-	n := h.length()
+	n := h.Len()
 	if what == hgetKeys|hgetVals {
 		c.mapLen(n)
 	} else {
@@ -409,7 +409,7 @@ func hlenCommand(c *client, argv [][]byte) {
 		c.integer(0)
 		return
 	}
-	c.integer(int64(h.length()))
+	c.integer(int64(h.Len()))
 }
 
 func hstrlenCommand(c *client, argv [][]byte) {
@@ -461,7 +461,7 @@ func hincrbyCommand(c *client, argv [][]byte) {
 // dropIfEmptyHash removes a hash that hashWriteOrCreate created for a
 // command that then failed (Redis never leaves an empty key behind).
 func (s *Server) dropIfEmptyHash(c *client, key []byte, h *hashObj) {
-	if h.length() == 0 {
+	if h.Len() == 0 {
 		s.deleteKey(c.db, key)
 	}
 }
@@ -545,7 +545,7 @@ func hrandfieldWithCount(c *client, key []byte, l int64, withValues bool) {
 	if withValues && c.resp == 2 {
 		per = 2
 	}
-	size := int64(h.length())
+	size := int64(h.Len())
 	emit := func(f, v []byte) {
 		if withValues {
 			c.pairStart()

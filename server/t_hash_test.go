@@ -182,8 +182,8 @@ func TestHashRDB(t *testing.T) {
 	}
 	v.Encoding = rdb.EncListpack
 	h = hashFromRDB(v, d.s)
-	if h.encoding() != "hashtable" || h.length() != 6 {
-		t.Fatalf("oversized listpack loads as %s/%d", h.encoding(), h.length())
+	if h.encoding() != "hashtable" || h.Len() != 6 {
+		t.Fatalf("oversized listpack loads as %s/%d", h.encoding(), h.Len())
 	}
 	cl := h.clone()
 	cl.set(d.s, []byte("z"), []byte("changed"))

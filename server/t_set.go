@@ -1,8 +1,6 @@
 package server
 
 import (
-	"math/rand/v2"
-	"slices"
 	"sort"
 	"strconv"
 	"unsafe"
@@ -10,208 +8,16 @@ import (
 	"github.com/aofserver/aofserver/dict"
 	"github.com/aofserver/aofserver/rdb"
 	"github.com/aofserver/aofserver/rstring"
+	"github.com/aofserver/aofserver/set"
 )
 
 // errLongRange is getRangeLongFromObjectOrReply's text for [-LONG_MAX,
 // LONG_MAX].
 const errLongRange = "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"
 
-// setObj is a set in one of Redis 7.0's two encodings:
-//
-//   - intset: ints is sorted ascending; used while every member is a
-//     canonical integer (string2ll) and there are at most
-//     set-max-intset-entries of them. SMEMBERS then replies in ascending
-//     order, exactly like Redis;
-//   - hashtable: dict, never converted back.
-type setObj struct {
-	ints []int64
-	dict *dict.Dict[struct{}]
-}
-
-func newSetIntset() *setObj { return &setObj{} }
-
-func newSetHashtable(hint int) *setObj { return &setObj{dict: dict.New[struct{}](hint)} }
-
-// newSetFor is setTypeCreate: intset if the first member is an integer.
-func newSetFor(first []byte) *setObj {
-	if _, ok := rstring.String2ll(first); ok {
-		return newSetIntset()
-	}
-	return newSetHashtable(0)
-}
-
-func (o *setObj) encoding() string {
-	if o.dict != nil {
-		return "hashtable"
-	}
-	return "intset"
-}
-
-func (o *setObj) length() int {
-	if o.dict != nil {
-		return o.dict.Len()
-	}
-	return len(o.ints)
-}
-
-func (o *setObj) intIndex(v int64) (int, bool) {
-	return slices.BinarySearch(o.ints, v)
-}
-
-func (o *setObj) contains(m []byte) bool {
-	if o.dict != nil {
-		_, ok := o.dict.Get(bstr(m))
-		return ok
-	}
-	v, ok := rstring.String2ll(m)
-	if !ok {
-		return false
-	}
-	_, found := o.intIndex(v)
-	return found
-}
-
-func (o *setObj) convertToHashtable() {
-	if o.dict != nil {
-		return
-	}
-	d := dict.New[struct{}](len(o.ints))
-	var buf [20]byte
-	for _, v := range o.ints {
-		d.Set(string(strconv.AppendInt(buf[:0], v, 10)), struct{}{})
-	}
-	o.ints, o.dict = nil, d
-}
-
-// add inserts m (copied); it reports whether it was new.
-func (o *setObj) add(s *Server, m []byte) bool {
-	if o.dict == nil {
-		if v, ok := rstring.String2ll(m); ok {
-			i, found := o.intIndex(v)
-			if found {
-				return false
-			}
-			o.ints = slices.Insert(o.ints, i, v)
-			if len(o.ints) > s.cfg.SetMaxIntsetEntries {
-				o.convertToHashtable()
-			}
-			return true
-		}
-		o.convertToHashtable()
-	}
-	if _, ok := o.dict.Get(bstr(m)); ok {
-		return false
-	}
-	o.dict.Set(string(m), struct{}{})
-	return true
-}
-
-// remove deletes m; it reports whether it was present.
-func (o *setObj) remove(m []byte) bool {
-	if o.dict != nil {
-		_, ok := o.dict.Delete(bstr(m))
-		return ok
-	}
-	v, ok := rstring.String2ll(m)
-	if !ok {
-		return false
-	}
-	i, found := o.intIndex(v)
-	if !found {
-		return false
-	}
-	o.ints = slices.Delete(o.ints, i, i+1)
-	return true
-}
-
-// each calls fn for every member: ascending for an intset, table order for
-// a hashtable. The slice passed is only valid during the call.
-func (o *setObj) each(fn func(m []byte) bool) {
-	if o.dict != nil {
-		o.dict.Range(func(k string, _ *struct{}) bool {
-			return fn(unsafe.Slice(unsafe.StringData(k), len(k)))
-		})
-		return
-	}
-	var buf [20]byte
-	for _, v := range o.ints {
-		if !fn(strconv.AppendInt(buf[:0], v, 10)) {
-			return
-		}
-	}
-}
-
-// random returns a random member as an owned copy (setTypeRandomElement).
-func (o *setObj) random(r *rand.Rand) []byte {
-	if o.dict != nil {
-		k, _, _ := o.dict.FairRandomKey(r)
-		return []byte(k)
-	}
-	return strconv.AppendInt(nil, o.ints[r.IntN(len(o.ints))], 10)
-}
-
-func (o *setObj) clone() *setObj {
-	if o.dict == nil {
-		return &setObj{ints: slices.Clone(o.ints)}
-	}
-	out := newSetHashtable(o.dict.Len())
-	o.dict.Range(func(k string, _ *struct{}) bool {
-		out.dict.Set(k, struct{}{})
-		return true
-	})
-	return out
-}
-
-func (o *setObj) memUsage() int64 {
-	n := int64(unsafe.Sizeof(*o))
-	if o.dict == nil {
-		return n + 8*int64(cap(o.ints))
-	}
-	n += o.dict.MemoryUsage()
-	o.dict.Range(func(k string, _ *struct{}) bool {
-		n += int64(len(k))
-		return true
-	})
-	return n
-}
-
-func (o *setObj) toRDB() *rdb.Value {
-	v := &rdb.Value{Kind: rdb.KindSet, Encoding: rdb.EncIntset, Set: make([][]byte, 0, o.length())}
-	if o.dict != nil {
-		v.Encoding = rdb.EncHashtable
-		o.dict.Range(func(k string, _ *struct{}) bool {
-			v.Set = append(v.Set, []byte(k))
-			return true
-		})
-		return v
-	}
-	o.each(func(m []byte) bool {
-		v.Set = append(v.Set, cloneBytes(m))
-		return true
-	})
-	return v
-}
-
 // setFromRDB builds a set with the encoding Redis's loader gives it.
-func setFromRDB(v *rdb.Value, s *Server) *setObj {
-	if rdb.LoadedEncoding(v, serverLimits(s)) == rdb.EncIntset {
-		o := &setObj{ints: make([]int64, 0, len(v.Set))}
-		for _, m := range v.Set {
-			if x, ok := rstring.String2ll(m); ok {
-				o.ints = append(o.ints, x)
-			}
-		}
-		if len(o.ints) == len(v.Set) {
-			slices.Sort(o.ints)
-			o.ints = slices.Compact(o.ints)
-			return o
-		}
-	}
-	o := newSetHashtable(len(v.Set))
-	for _, m := range v.Set {
-		o.dict.Set(string(m), struct{}{})
-	}
-	return o
+func setFromRDB(v *rdb.Value, s *Server) *set.Set {
+	return set.FromRDB(v, rdb.LoadedEncoding(v, serverLimits(s)) == rdb.EncIntset)
 }
 
 func init() {
@@ -242,12 +48,12 @@ func init() {
 
 // setRead returns key's set (nil if absent); wrong reports that a
 // WRONGTYPE error was replied.
-func (s *Server) setRead(c *client, key []byte) (*setObj, bool) {
-	return lookupReadTyped[setObj](s, c, key, typSet)
+func (s *Server) setRead(c *client, key []byte) (*set.Set, bool) {
+	return lookupReadTyped[set.Set](s, c, key, typSet)
 }
 
-func (s *Server) setWrite(c *client, key []byte) (*setObj, bool) {
-	return lookupWriteTyped[setObj](s, c, key, typSet)
+func (s *Server) setWrite(c *client, key []byte) (*set.Set, bool) {
+	return lookupWriteTyped[set.Set](s, c, key, typSet)
 }
 
 func saddCommand(c *client, argv [][]byte) {
@@ -258,12 +64,12 @@ func saddCommand(c *client, argv [][]byte) {
 		return
 	}
 	if o == nil {
-		o = newSetFor(argv[2])
+		o = set.NewFor(argv[2])
 		s.addKey(c.db, key, newObjEntry(typSet, unsafe.Pointer(o)))
 	}
 	added := 0
 	for _, m := range argv[2:] {
-		if o.add(s, m) {
+		if o.Add(m, s.cfg.SetMaxIntsetEntries) {
 			added++
 		}
 	}
@@ -290,9 +96,9 @@ func sremCommand(c *client, argv [][]byte) {
 }
 
 // replySet writes every member of o as an array.
-func replySet(c *client, o *setObj) {
-	c.setLen(o.length())
-	o.each(func(m []byte) bool {
+func replySet(c *client, o *set.Set) {
+	c.setLen(o.Len())
+	o.Each(func(m []byte) bool {
 		c.bulk(m)
 		return true
 	})
@@ -315,7 +121,7 @@ func sismemberCommand(c *client, argv [][]byte) {
 	if wrong {
 		return
 	}
-	if o != nil && o.contains(argv[2]) {
+	if o != nil && o.Contains(argv[2]) {
 		c.integer(1)
 	} else {
 		c.integer(0)
@@ -329,7 +135,7 @@ func smismemberCommand(c *client, argv [][]byte) {
 	}
 	c.arrayLen(len(argv) - 2)
 	for _, m := range argv[2:] {
-		if o != nil && o.contains(m) {
+		if o != nil && o.Contains(m) {
 			c.integer(1)
 		} else {
 			c.integer(0)
@@ -346,7 +152,7 @@ func scardCommand(c *client, argv [][]byte) {
 		c.integer(0)
 		return
 	}
-	c.integer(int64(o.length()))
+	c.integer(int64(o.Len()))
 }
 
 func spopCommand(c *client, argv [][]byte) {
@@ -368,12 +174,12 @@ func spopCommand(c *client, argv [][]byte) {
 		c.nullBulk()
 		return
 	}
-	m := o.random(s.rnd)
-	o.remove(m)
+	m := o.Random(s.rnd)
+	o.Remove(m)
 	c.bulk(m)
 	c.rewriteArgv([]byte("SREM"), cloneBytes(key), m)
 	s.notify(notifySet, "spop", key, c.db.id)
-	if o.length() == 0 {
+	if o.Len() == 0 {
 		s.deleteKey(c.db, key)
 		s.notify(notifyGeneric, "del", key, c.db.id)
 	}
@@ -400,10 +206,10 @@ func spopWithCount(c *client, argv [][]byte) {
 		c.setLen(0)
 		return
 	}
-	size := o.length()
+	size := o.Len()
 	s.notify(notifySet, "spop", key, c.db.id)
 	if n >= int64(size) {
-		replySet(c, unionOf(s, []*setObj{o}))
+		replySet(c, unionOf(s, []*set.Set{o}))
 		s.deleteKey(c.db, key)
 		s.notify(notifyGeneric, "del", key, c.db.id)
 		s.dirty++
@@ -414,8 +220,8 @@ func spopWithCount(c *client, argv [][]byte) {
 	c.preventPropagation()
 	c.setLen(int(n))
 	for i := int64(0); i < n; i++ {
-		m := o.random(s.rnd)
-		o.remove(m)
+		m := o.Random(s.rnd)
+		o.Remove(m)
 		c.bulk(m)
 		s.propagate(c.db.id, [][]byte{[]byte("SREM"), cloneBytes(key), m})
 	}
@@ -441,7 +247,7 @@ func srandmemberCommand(c *client, argv [][]byte) {
 		c.nullBulk()
 		return
 	}
-	c.bulk(o.random(s.rnd))
+	c.bulk(o.Random(s.rnd))
 }
 
 // srandmemberWithCount follows srandmemberWithCountCommand: a negative
@@ -471,19 +277,19 @@ func srandmemberWithCount(c *client, argv [][]byte) {
 	if !uniq {
 		count = -l
 	}
-	size := int64(o.length())
+	size := int64(o.Len())
 	if !uniq || count == 1 {
 		c.arrayLen(int(count))
 		for i := int64(0); i < count; i++ {
-			c.bulk(o.random(s.rnd))
+			c.bulk(o.Random(s.rnd))
 		}
 		return
 	}
 	if count >= size {
 		// the whole set, as an array even in RESP3 (Redis 7.0)
-		u := unionOf(s, []*setObj{o})
-		c.arrayLen(u.length())
-		u.each(func(m []byte) bool {
+		u := unionOf(s, []*set.Set{o})
+		c.arrayLen(u.Len())
+		u.Each(func(m []byte) bool {
 			c.bulk(m)
 			return true
 		})
@@ -494,7 +300,7 @@ func srandmemberWithCount(c *client, argv [][]byte) {
 	c.arrayLen(int(count))
 	if count*3 > size {
 		all := make([][]byte, 0, size)
-		o.each(func(m []byte) bool {
+		o.Each(func(m []byte) bool {
 			all = append(all, cloneBytes(m))
 			return true
 		})
@@ -507,7 +313,7 @@ func srandmemberWithCount(c *client, argv [][]byte) {
 	}
 	seen := make(map[string]struct{}, count)
 	for int64(len(seen)) < count {
-		m := o.random(s.rnd)
+		m := o.Random(s.rnd)
 		if _, dup := seen[string(m)]; dup {
 			continue
 		}
@@ -529,36 +335,36 @@ func smoveCommand(c *client, argv [][]byte) {
 		c.errWrongType()
 		return
 	}
-	so := (*setObj)(src.ptr)
-	var do *setObj
+	so := (*set.Set)(src.ptr)
+	var do *set.Set
 	if dst != nil {
-		do = (*setObj)(dst.ptr)
+		do = (*set.Set)(dst.ptr)
 	}
 	if so == do {
-		if so.contains(m) {
+		if so.Contains(m) {
 			c.integer(1)
 		} else {
 			c.integer(0)
 		}
 		return
 	}
-	if !so.remove(m) {
+	if !so.Remove(m) {
 		c.integer(0)
 		return
 	}
 	s.notify(notifySet, "srem", srcKey, c.db.id)
-	if so.length() == 0 {
+	if so.Len() == 0 {
 		s.deleteKey(c.db, srcKey)
 		s.notify(notifyGeneric, "del", srcKey, c.db.id)
 	}
 	if do == nil {
-		do = newSetFor(m)
+		do = set.NewFor(m)
 		s.addKey(c.db, dstKey, newObjEntry(typSet, unsafe.Pointer(do)))
 	}
 	s.signalModifiedKey(c.db, srcKey)
 	s.dirty++
 	// The destination changes only when the member was not there yet.
-	if do.add(s, m) {
+	if do.Add(m, s.cfg.SetMaxIntsetEntries) {
 		s.dirty++
 		s.signalModifiedKey(c.db, dstKey)
 		s.notify(notifySet, "sadd", dstKey, c.db.id)
@@ -568,8 +374,8 @@ func smoveCommand(c *client, argv [][]byte) {
 
 // setsForRead looks up keys as sets; a missing key is nil. ok=false after
 // a WRONGTYPE reply.
-func (s *Server) setsForRead(c *client, keys [][]byte, write bool) ([]*setObj, bool) {
-	out := make([]*setObj, len(keys))
+func (s *Server) setsForRead(c *client, keys [][]byte, write bool) ([]*set.Set, bool) {
+	out := make([]*set.Set, len(keys))
 	for i, k := range keys {
 		var e entry
 		var found bool
@@ -589,7 +395,7 @@ func (s *Server) setsForRead(c *client, keys [][]byte, write bool) ([]*setObj, b
 			c.errWrongType()
 			return nil, false
 		}
-		out[i] = (*setObj)(e.ptr)
+		out[i] = (*set.Set)(e.ptr)
 	}
 	return out, true
 }
@@ -655,15 +461,15 @@ func sinterGeneric(c *client, keys [][]byte, dst []byte, limit int64, cardOnly b
 		}
 		return
 	}
-	sort.SliceStable(sets, func(i, j int) bool { return sets[i].length() < sets[j].length() })
+	sort.SliceStable(sets, func(i, j int) bool { return sets[i].Len() < sets[j].Len() })
 	var res [][]byte
 	var card int64
-	sets[0].each(func(m []byte) bool {
+	sets[0].Each(func(m []byte) bool {
 		for _, o := range sets[1:] {
 			if o == sets[0] {
 				continue
 			}
-			if !o.contains(m) {
+			if !o.Contains(m) {
 				return true
 			}
 		}
@@ -677,9 +483,9 @@ func sinterGeneric(c *client, keys [][]byte, dst []byte, limit int64, cardOnly b
 	case cardOnly:
 		c.integer(card)
 	case dst != nil:
-		out := newSetIntset()
+		out := set.NewIntset()
 		for _, m := range res {
-			out.add(s, m)
+			out.Add(m, s.cfg.SetMaxIntsetEntries)
 		}
 		storeSetResult(c, s, dst, out, "sinterstore")
 	default:
@@ -692,8 +498,8 @@ func sinterGeneric(c *client, keys [][]byte, dst []byte, limit int64, cardOnly b
 
 // storeSetResult stores a STORE variant's result (deleting dst when it is
 // empty) and replies its size.
-func storeSetResult(c *client, s *Server, dst []byte, out *setObj, event string) {
-	if out.length() == 0 {
+func storeSetResult(c *client, s *Server, dst []byte, out *set.Set, event string) {
+	if out.Len() == 0 {
 		if s.deleteKey(c.db, dst) {
 			s.dirty++
 			s.signalModifiedKey(c.db, dst)
@@ -706,20 +512,20 @@ func storeSetResult(c *client, s *Server, dst []byte, out *setObj, event string)
 	s.dirty++
 	s.signalModifiedKey(c.db, dst)
 	s.notify(notifySet, event, dst, c.db.id)
-	c.integer(int64(out.length()))
+	c.integer(int64(out.Len()))
 }
 
 // unionOf builds the union of sets the way Redis's sunionDiffGenericCommand
 // does (into a fresh intset that converts as needed), so the order of its
 // members matches Redis for integer results.
-func unionOf(s *Server, sets []*setObj) *setObj {
-	out := newSetIntset()
+func unionOf(s *Server, sets []*set.Set) *set.Set {
+	out := set.NewIntset()
 	for _, o := range sets {
 		if o == nil {
 			continue
 		}
-		o.each(func(m []byte) bool {
-			out.add(s, m)
+		o.Each(func(m []byte) bool {
+			out.Add(m, s.cfg.SetMaxIntsetEntries)
 			return true
 		})
 	}
@@ -737,28 +543,28 @@ func sunionDiffGeneric(c *client, keys [][]byte, dst []byte, diff bool) {
 	if !ok {
 		return
 	}
-	out := newSetIntset()
+	out := set.NewIntset()
 	if !diff {
 		for _, o := range sets {
 			if o == nil {
 				continue
 			}
-			o.each(func(m []byte) bool {
-				out.add(s, m)
+			o.Each(func(m []byte) bool {
+				out.Add(m, s.cfg.SetMaxIntsetEntries)
 				return true
 			})
 		}
 	} else if sets[0] != nil {
-		sets[0].each(func(m []byte) bool {
+		sets[0].Each(func(m []byte) bool {
 			for _, o := range sets[1:] {
 				if o == sets[0] {
 					return true
 				}
-				if o != nil && o.contains(m) {
+				if o != nil && o.Contains(m) {
 					return true
 				}
 			}
-			out.add(s, m)
+			out.Add(m, s.cfg.SetMaxIntsetEntries)
 			return true
 		})
 	}
@@ -774,14 +580,14 @@ func sunionDiffGeneric(c *client, keys [][]byte, dst []byte, diff bool) {
 }
 
 func sscanCommand(c *client, argv [][]byte) {
-	collScanCommand(c, argv, c.srv.setRead, 1, func(o *setObj, cursor uint64, count int64) ([][]byte, uint64) {
-		if o.dict != nil {
-			return collScanDict(o.dict, cursor, count, func(out [][]byte, k string, _ *struct{}) [][]byte {
+	collScanCommand(c, argv, c.srv.setRead, 1, func(o *set.Set, cursor uint64, count int64) ([][]byte, uint64) {
+		if d := o.Dict(); d != nil {
+			return collScanDict(d, cursor, count, func(out [][]byte, k string, _ *struct{}) [][]byte {
 				return append(out, []byte(k))
 			})
 		}
 		var items [][]byte
-		o.each(func(m []byte) bool {
+		o.Each(func(m []byte) bool {
 			items = append(items, cloneBytes(m))
 			return true
 		})

@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/aofserver/aofserver/list"
+	"github.com/aofserver/aofserver/set"
 
 	"github.com/aofserver/aofserver/rstring"
 	"github.com/aofserver/aofserver/skiplist"
@@ -189,7 +190,7 @@ func sortGeneric(c *client, argv [][]byte, readonly bool) {
 		case typList:
 			vectorlen = (*list.List)(e.ptr).Len()
 		case typSet:
-			vectorlen = (*setObj)(e.ptr).length()
+			vectorlen = (*set.Set)(e.ptr).Len()
 		case typZSet:
 			vectorlen = zs.Len()
 		}
@@ -240,7 +241,7 @@ func sortGeneric(c *client, argv [][]byte, readonly bool) {
 			return true
 		})
 	case typ == typSet:
-		(*setObj)(e.ptr).each(func(m []byte) bool {
+		(*set.Set)(e.ptr).Each(func(m []byte) bool {
 			vector = append(vector, sortItem{obj: cloneBytes(m)})
 			return true
 		})

@@ -242,12 +242,6 @@ reply:
 	}
 }
 
-// zsetMembers is a sorted set as removeMembers sees it.
-type zsetMembers struct{ z *zset.Set }
-
-func (m zsetMembers) remove(member []byte) bool { return m.z.Remove(member) }
-func (m zsetMembers) length() int               { return m.z.Len() }
-
 func zremCommand(c *client, argv [][]byte) {
 	s := c.srv
 	key := argv[1]
@@ -259,7 +253,7 @@ func zremCommand(c *client, argv [][]byte) {
 		c.integer(0)
 		return
 	}
-	s.removeMembers(c, key, zsetMembers{z}, argv[2:], notifyZset, "zrem")
+	s.removeMembers(c, key, z, argv[2:], notifyZset, "zrem")
 }
 
 func zscoreCommand(c *client, argv [][]byte) {

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"unsafe"
 
+	"github.com/aofserver/aofserver/set"
 	"github.com/aofserver/aofserver/skiplist"
 	"github.com/aofserver/aofserver/zset"
 )
@@ -46,7 +47,7 @@ const (
 // (every member scores 1) or a missing key.
 type zopSrc struct {
 	z      *zset.Set
-	set    *setObj
+	set    *set.Set
 	weight float64
 }
 
@@ -55,7 +56,7 @@ func (src *zopSrc) length() int {
 	case src.z != nil:
 		return src.z.Len()
 	case src.set != nil:
-		return src.set.length()
+		return src.set.Len()
 	}
 	return 0
 }
@@ -68,7 +69,7 @@ func (src *zopSrc) each(fn func(m []byte, score float64)) {
 			return true
 		})
 	case src.set != nil:
-		src.set.each(func(m []byte) bool {
+		src.set.Each(func(m []byte) bool {
 			fn(m, 1)
 			return true
 		})
@@ -90,7 +91,7 @@ func (src *zopSrc) find(m []byte) (float64, bool) {
 	case src.z != nil:
 		return src.z.Score(m)
 	case src.set != nil:
-		return 1, src.set.contains(m)
+		return 1, src.set.Contains(m)
 	}
 	return 0, false
 }
@@ -159,7 +160,7 @@ func zsetOpGeneric(c *client, argv [][]byte, dst []byte, numkeysIdx int, op int,
 		case typZSet:
 			srcs[i].z = (*zset.Set)(e.ptr)
 		case typSet:
-			srcs[i].set = (*setObj)(e.ptr)
+			srcs[i].set = (*set.Set)(e.ptr)
 		default:
 			c.errWrongType()
 			return
