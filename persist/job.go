@@ -147,17 +147,6 @@ func (o Outcome) OK() bool { return o.Signal == 0 && o.ExitCode == 0 && o.Err ==
 // not count it as a failure.
 func (o Outcome) KilledOnPurpose() bool { return o.Signal == sigUSR1 }
 
-// Describe is the outcome for a log line's tail.
-func (o Outcome) Describe() string {
-	if o.Err != nil {
-		return o.Err.Error()
-	}
-	if o.Signal != 0 {
-		return fmt.Sprintf("signal %d", o.Signal)
-	}
-	return fmt.Sprintf("exit code %d", o.ExitCode)
-}
-
 // Start starts j's child writing path (then renamed final, if set; see
 // spawn), fed by j.Snap, and takes the slot. On error the snapshot is
 // aborted and the slot stays free.

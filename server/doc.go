@@ -56,9 +56,12 @@
 // (snapshot.go): every entry carries a mark bit whose meaning flips when a
 // snapshot starts; a walker encodes unvisited entries in bounded steps under
 // the executor, and any write first encodes the old value of an unvisited
-// entry. The bytes stream to a child process (child.go: this binary,
-// re-executed) that writes, fsyncs and closes the temp file, so the save is
-// visible with pgrep -P and killable like Redis's fork child.
+// entry. The walk is package persist's Snapshot: persist runs the jobs and
+// streams the bytes to a child process (this binary, re-executed) that
+// writes, fsyncs and closes the temp file, so the save is visible with
+// pgrep -P and killable like Redis's fork child. persist.go gives persist
+// the keyspace, the AOF and the log; load.go fills the keyspace from the
+// files.
 //
 // # Blocking commands
 //
