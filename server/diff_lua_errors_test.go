@@ -185,8 +185,16 @@ func TestDiffLuaRuntimeErrorsNested(t *testing.T) {
 		ev("return {xpcall(function() return pcall(function() local z; return z + 1 end) end, function(m) return 'H' .. m end)}"),
 		ev("return {xpcall(function() local ok, e = pcall(error, 'x') local n; return n.q end, function(m) return 'H' .. m end)}"),
 		ev("local ok, e = pcall(function() return xpcall(function() local v; return #v end, function(m) local h; return h.x end) end) return {tostring(ok), e}"),
-		// (errors inside a coroutine stay unnamed: its frames are gone when
-		// resume returns, and no handler runs in it)
+		ev("local f = coroutine.wrap(function() local t; t() end) return {pcall(f)}"),
+		ev("return {xpcall(coroutine.wrap(function() local t; return t.x end), function(m) return 'H:' .. m end)}"),
+		// (coroutine.resume's errors stay unnamed: its frames are gone when
+		// it returns, and no handler runs in it)
+		// a closure made in the failed call keeps its upvalues' values
+		ev("local g pcall(function() local x = 5 g = function() return x end error('e') end) local a, b, c = 1, 2, 3 return g()"),
+		ev("local g pcall(function() local x = 5 g = function() return x end local n; return n.x end) local a, b, c = 1, 2, 3 return g()"),
+		ev("local g xpcall(function() local x = 5 g = function() return x end error('e') end, function(m) return m end) local a, b, c = 1, 2, 3 return g()"),
+		ev("local g pcall(function() local x = 5 g = function() x = x + 1 return x end error('e') end) local a, b, c = {}, {}, {} return {g(), g()}"),
+		ev("return {xpcall(function() error('x') end, function(m) error('in handler') end)}"),
 		ev("return {pcall(error)}"),
 		ev("return {pcall(nil)}"),
 		ev("return {pcall(function() error({}) end)}"),

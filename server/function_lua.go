@@ -230,11 +230,11 @@ func (fe *funcEngine) compileLib(md libMeta, payload []byte, timeout time.Durati
 		ctx, cancel = context.WithTimeout(context.Background(), timeout)
 		L.SetContext(ctx)
 	}
-	// run under pcall's handler: a runtime error is worded as Lua 5.1's,
-	// operand named
+	// run as pcall runs a function: a runtime error is worded as Lua
+	// 5.1's, operand named
 	L.SetTop(0)
 	L.Push(fn)
-	fe.e.protectedCall(L, fe.e.msgErrh)
+	fe.e.protectedCall(L, lua.LNil)
 	if cancel != nil {
 		cancel()
 		L.RemoveContext()

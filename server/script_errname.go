@@ -26,7 +26,8 @@ import (
 // (messages stay unnamed) if its layout is not the expected one.
 var luaFrameLayout struct {
 	fn, parent, pc, base, localBase, nargs uintptr // in callFrame
-	reg, array                             uintptr // LState.reg, registry.array
+	reg, array, top                        uintptr // LState.reg, registry.array, registry.top
+	uvcache, uvNext, uvIndex               uintptr // LState.uvcache, Upvalue.next, Upvalue.index
 }
 
 var luaFrameLayoutOK = func() bool {
@@ -58,9 +59,69 @@ var luaFrameLayoutOK = func() bool {
 	if !ok || arr.Type != reflect.TypeFor[[]lua.LValue]() {
 		return false
 	}
-	l.reg, l.array = reg.Offset, arr.Offset
+	top, ok := reg.Type.Elem().FieldByName("top")
+	if !ok || top.Type != intT {
+		return false
+	}
+	l.reg, l.array, l.top = reg.Offset, arr.Offset, top.Offset
+	uvT := reflect.TypeFor[*lua.Upvalue]()
+	uvc, ok := reflect.TypeFor[lua.LState]().FieldByName("uvcache")
+	next, nok := uvT.Elem().FieldByName("next")
+	idx, iok := uvT.Elem().FieldByName("index")
+	if !ok || uvc.Type != uvT || !nok || next.Type != uvT || !iok || idx.Type != intT {
+		return false
+	}
+	l.uvcache, l.uvNext, l.uvIndex = uvc.Offset, next.Offset, idx.Offset
 	return true
 }()
+
+// luaCloseUpvalues is gopher-lua's closeUpvalues(idx): the open upvalues
+// of registers idx and above take their values, as the frames holding
+// those registers are unwound (a closure made there keeps its value).
+func luaCloseUpvalues(L *lua.LState, idx int) {
+	l := &luaFrameLayout
+	head := (**lua.Upvalue)(unsafe.Add(unsafe.Pointer(L), l.uvcache))
+	next := func(uv *lua.Upvalue) **lua.Upvalue { return (**lua.Upvalue)(unsafe.Add(unsafe.Pointer(uv), l.uvNext)) }
+	link := head // the list is in register order
+	for uv := *head; uv != nil; uv = *next(uv) {
+		if *(*int)(unsafe.Add(unsafe.Pointer(uv), l.uvIndex)) >= idx {
+			*link = nil
+			for ; uv != nil; uv = *next(uv) {
+				uv.Close()
+			}
+			return
+		}
+		link = next(uv)
+	}
+}
+
+// luaFrameParent, luaFrameLocalBase: a call frame's fields.
+func luaFrameParent(f unsafe.Pointer) unsafe.Pointer {
+	return *(*unsafe.Pointer)(unsafe.Add(f, luaFrameLayout.parent))
+}
+
+func luaFrameLocalBase(f unsafe.Pointer) int {
+	return *(*int)(unsafe.Add(f, luaFrameLayout.localBase))
+}
+
+// luaCurrentFrame is the running function's frame.
+func luaCurrentFrame(L *lua.LState) unsafe.Pointer {
+	return *(*unsafe.Pointer)(unsafe.Add(unsafe.Pointer(L), luaFrameOff))
+}
+
+// luaRegTop is the index of L's first free stack slot.
+func luaRegTop(L *lua.LState) int {
+	rg := *(*unsafe.Pointer)(unsafe.Add(unsafe.Pointer(L), luaFrameLayout.reg))
+	return *(*int)(unsafe.Add(rg, luaFrameLayout.top))
+}
+
+// luaPlainPanic is gopher-lua's panicWithoutTraceback: the error value on
+// the stack's top, raised to the PCall catching it. Its StackTrace is set:
+// PCall would otherwise format the whole call stack into it, which no one
+// here reads.
+func luaPlainPanic(L *lua.LState) {
+	panic(&lua.ApiError{Type: lua.ApiErrorRun, Object: L.Get(-1), StackTrace: "-"})
+}
 
 // luaHasErrOff is the offset of LState.hasErrorFunc (0: not found).
 var luaHasErrOff = func() uintptr {
@@ -86,6 +147,14 @@ func luaPCall(L *lua.LState, nargs, nret int, errfunc *lua.LFunction) error {
 	err := L.PCall(nargs, nret, errfunc)
 	*flag = was
 	return err
+}
+
+// luaSetHasErrorFunc tells gopher-lua an error is handled (its raiseError
+// then leaves the open upvalues to the handler: see luaPCall).
+func luaSetHasErrorFunc(L *lua.LState) {
+	if luaHasErrOff != 0 {
+		*(*bool)(unsafe.Add(unsafe.Pointer(L), luaHasErrOff)) = true
+	}
 }
 
 // luaRaising is the Lua function whose instruction raised the error being
@@ -128,24 +197,13 @@ func luaCallerName(g unsafe.Pointer) (kind, name string, callerLua bool) {
 }
 
 // luaArgMessage is lauxlib.c luaL_argerror's message for gopher-lua's
-// ArgError/TypeError raised by the Go function below the running handler:
-// the function named as its Lua caller calls it ('?' from Go code: pcall),
-// a method's self not counted, "no value" for a missing argument, and the
+// ArgError/TypeError raised by the Go function whose frame is g: the
+// function named as its Lua caller calls it ('?' from Go code: pcall), a
+// method's self not counted, "no value" for a missing argument, and the
 // position only when the caller is Lua code (luaL_where(L, 1)). ok is
-// false when the frames cannot be read.
-func luaArgMessage(L *lua.LState, pos string, narg int, msg string) (string, bool) {
-	if !luaFrameLayoutOK {
-		return "", false
-	}
+// false when g is not a Go function's frame.
+func luaArgMessage(g unsafe.Pointer, pos string, narg int, msg string) (string, bool) {
 	l := &luaFrameLayout
-	cur := *(*unsafe.Pointer)(unsafe.Add(unsafe.Pointer(L), luaFrameOff))
-	if cur == nil {
-		return "", false
-	}
-	g := *(*unsafe.Pointer)(unsafe.Add(cur, l.parent))
-	if g == nil {
-		return "", false
-	}
 	if fn := luaFrameFn(g); fn == nil || !fn.IsG {
 		return "", false
 	}
@@ -167,37 +225,46 @@ func luaArgMessage(L *lua.LState, pos string, narg int, msg string) (string, boo
 	return pos + "bad argument #" + strconv.Itoa(narg) + " to '" + name + "' (" + msg + ")", true
 }
 
-// luaRaisingFrame reads the frame below the running error handler; ok is
-// false when that frame is a Go function's (goFn: the error was not raised
-// by a Lua instruction) or the layout is unknown.
-func luaRaisingFrame(L *lua.LState) (r luaRaising, ok, goFn bool) {
+// luaHandlerFrame is the frame that raised the error being handled by the
+// running handler (an errfunc: the handler's caller), and the end of its
+// live registers (the error value sits just below the handler's slot:
+// PCall pushes the handler and the value above them); nil if unknown.
+func luaHandlerFrame(L *lua.LState) (f unsafe.Pointer, limit int) {
 	if !luaFrameLayoutOK {
+		return nil, 0
+	}
+	cur := *(*unsafe.Pointer)(unsafe.Add(unsafe.Pointer(L), luaFrameOff))
+	if cur == nil {
+		return nil, 0
+	}
+	return *(*unsafe.Pointer)(unsafe.Add(cur, luaFrameLayout.parent)), *(*int)(unsafe.Add(cur, luaFrameLayout.base)) - 1
+}
+
+// luaRaisingFrame reads frame f, which raised an error, its registers
+// below limit; ok is false when f is a Go function's (goFn: the error was
+// not raised by a Lua instruction) or cannot be read.
+func luaRaisingFrame(L *lua.LState, f unsafe.Pointer, limit int) (r luaRaising, ok, goFn bool) {
+	if f == nil {
 		return r, false, false
 	}
 	l := &luaFrameLayout
-	cur := *(*unsafe.Pointer)(unsafe.Add(unsafe.Pointer(L), luaFrameOff)) // the handler's
-	if cur == nil {
-		return r, false, false
-	}
-	// the error value sits just below the handler's slot (PCall pushes the
-	// handler and the value above the raising frame's live registers)
-	limit := *(*int)(unsafe.Add(cur, l.base)) - 1
-	fp := *(*unsafe.Pointer)(unsafe.Add(cur, l.parent))
-	if fp == nil {
-		return r, false, false
-	}
-	fn := *(**lua.LFunction)(unsafe.Add(fp, l.fn))
+	fn := luaFrameFn(f)
 	if fn == nil || fn.IsG || fn.Proto == nil {
 		return r, false, fn != nil && fn.IsG
 	}
-	pc := *(*int)(unsafe.Add(fp, l.pc)) - 1
-	lb := *(*int)(unsafe.Add(fp, l.localBase))
-	rg := *(*unsafe.Pointer)(unsafe.Add(unsafe.Pointer(L), l.reg))
-	arr := *(*[]lua.LValue)(unsafe.Add(rg, l.array))
+	pc := *(*int)(unsafe.Add(f, l.pc)) - 1
+	lb := *(*int)(unsafe.Add(f, l.localBase))
+	arr := luaRegisters(L)
 	if pc < 0 || pc >= len(fn.Proto.Code) || lb < 0 || limit < lb || limit > len(arr) {
 		return r, false, false
 	}
 	return luaRaising{p: fn.Proto, pc: pc, regs: arr[lb:limit]}, true, false
+}
+
+// luaRegisters is L's value stack.
+func luaRegisters(L *lua.LState) []lua.LValue {
+	rg := *(*unsafe.Pointer)(unsafe.Add(unsafe.Pointer(L), luaFrameLayout.reg))
+	return *(*[]lua.LValue)(unsafe.Add(rg, luaFrameLayout.array))
 }
 
 // reg is register i's value; ok false past the live ones.
@@ -383,10 +450,19 @@ const (
 // it for a Lua instruction; else luaStdMessage's unnamed wording. The
 // position before the message is kept.
 func luaRuntimeMessage(L *lua.LState, msg string) string {
+	f, limit := luaHandlerFrame(L)
+	return luaReword(L, f, limit, msg)
+}
+
+// luaReword is luaRuntimeMessage for an error raised by frame f (nil:
+// unknown), its live registers below limit.
+func luaReword(L *lua.LState, f unsafe.Pointer, limit int, msg string) string {
 	if m := luaBadArgErr.FindStringSubmatchIndex(msg); m != nil {
 		narg, _ := strconv.Atoi(msg[m[2]:m[3]])
-		if s, ok := luaArgMessage(L, msg[:m[0]], narg, msg[m[6]:m[7]]); ok {
-			return s
+		if f != nil {
+			if s, ok := luaArgMessage(f, msg[:m[0]], narg, msg[m[6]:m[7]]); ok {
+				return s
+			}
 		}
 		return msg
 	}
@@ -410,7 +486,7 @@ func luaRuntimeMessage(L *lua.LState, msg string) string {
 	if core < 0 {
 		return luaStdMessage(msg)
 	}
-	r, ok, goFn := luaRaisingFrame(L)
+	r, ok, goFn := luaRaisingFrame(L, f, limit)
 	if goFn {
 		// raised for a Go function (table.sort comparing): Lua 5.1's
 		// luaG_runerror gives no position outside Lua code, gopher-lua

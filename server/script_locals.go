@@ -21,23 +21,16 @@ func luaCompile(L *lua.LState, r io.Reader, name string) (*lua.LFunction, error)
 		return nil, &lua.ApiError{Type: lua.ApiErrorSyntax, Object: lua.LString(err.Error()), Cause: err}
 	}
 	main := &ast.FunctionExpr{ParList: &ast.ParList{HasVargs: true}, Stmts: chunk}
-	proto, err := lua.Compile(chunk, name)
+	luaMarkBlocks(main, false, true)
+	proto, err := lua.Compile(main.Stmts, name)
 	if err != nil {
 		return nil, &lua.ApiError{Type: lua.ApiErrorSyntax, Object: lua.LString(err.Error()), Cause: err}
 	}
-	if luaFixLocals(proto, main, false, true, true) {
-		// some blocks' ends are not known: compiled again with a marker
-		// ending each (a LOADNIL of a spare register, one instruction at
-		// the block's exit), the ends are exact
-		if p2, err := lua.Compile(main.Stmts, name); err == nil {
-			proto = p2
-			luaFixLocals(proto, main, false, true, false)
-		}
-	}
+	luaFixLocals(proto, main, false, true)
 	return L.NewFunctionFromProto(proto), nil
 }
 
-// luaBlockEnd names the marker locals luaCompile adds at the end of a
+// luaBlockEnd names the marker locals luaMarkBlocks adds at the end of a
 // block (no source can declare it).
 const luaBlockEnd = "(block end)"
 
@@ -53,13 +46,13 @@ type luaScope struct {
 }
 
 // luaScopeEvent is a declaration (local >= 0) or a block end (the
-// registers from..to-1 go out of scope; marker: the local that marks its
-// end, -1 if none; mark adds one to the tree).
+// registers from..to-1 go out of scope; list: the block's statements, nil
+// for one a marker cannot end; marker: the local ending it, -1 if none).
 type luaScopeEvent struct {
 	local    int
 	from, to int
+	list     *[]ast.Stmt
 	marker   int
-	mark     func()
 }
 
 type luaFuncDef struct {
@@ -79,19 +72,11 @@ func (s *luaScope) declare(name string) {
 func (s *luaScope) block(list *[]ast.Stmt, body func()) {
 	from := s.regTop
 	body()
-	ev := luaScopeEvent{local: -1, from: from, to: s.regTop, marker: -1}
+	ev := luaScopeEvent{local: -1, from: from, to: s.regTop, list: list, marker: -1}
 	if list != nil {
-		stmts := *list
-		if n := len(stmts); n > 0 {
-			if m, ok := stmts[n-1].(*ast.LocalAssignStmt); ok && len(m.Names) == 1 && m.Names[0] == luaBlockEnd {
+		if n := len(*list); n > 0 {
+			if m, ok := (*list)[n-1].(*ast.LocalAssignStmt); ok && len(m.Names) == 1 && m.Names[0] == luaBlockEnd {
 				ev.marker = len(s.regs) - 1
-			} else {
-				ev.mark = func() {
-					m := &ast.LocalAssignStmt{Names: []string{luaBlockEnd}}
-					m.SetLine(stmts[n-1].LastLine())
-					m.SetLastLine(stmts[n-1].LastLine())
-					*list = append(stmts, m)
-				}
 			}
 		}
 	}
@@ -99,15 +84,8 @@ func (s *luaScope) block(list *[]ast.Stmt, body func()) {
 	s.regTop = from
 }
 
-// luaFixLocals sets the EndPc of p's locals (and its nested functions'),
-// in Lua 5.1's sense: the first instruction out of scope. Where the tree
-// and the proto disagree (a compiler this code does not know), every
-// range is emptied: errors then name no local rather than a wrong one.
-// With mark, a block whose end is not known gets a marker in the tree
-// (reported: the chunk needs compiling again); without, its end is
-// bounded by the next known position.
-func luaFixLocals(p *lua.FunctionProto, f *ast.FunctionExpr, method, main, mark bool) (marked bool) {
-	s := &luaScope{}
+// walk replays function f.
+func (s *luaScope) walk(f *ast.FunctionExpr, method, main bool) {
 	if method {
 		s.declare("self")
 	}
@@ -121,46 +99,88 @@ func luaFixLocals(p *lua.FunctionProto, f *ast.FunctionExpr, method, main, mark 
 	// the function's end closes its own locals (EndScope after the final
 	// RETURN)
 	s.events = append(s.events, luaScopeEvent{local: -1, from: 0, to: s.regTop, marker: -1})
-	ok := len(s.regs) == len(p.DbgLocals) && len(s.funcs) == len(p.FunctionPrototypes)
-	if ok {
-		// the end of a block is the last instruction of its scope; gopher
-		// wrote it, for the last block holding a local in register r, into
-		// DbgLocals[r] (Lua's endpc is one more)
-		last := map[int]int{} // register -> index of the last block end holding it
-		for i, ev := range s.events {
-			if ev.local < 0 {
-				for r := ev.from; r < ev.to; r++ {
-					last[r] = i
-				}
+}
+
+// lastEnds: for each register, the last block end dropping it (gopher
+// wrote that block's end into DbgLocals[register]); -1 for none.
+func (s *luaScope) lastEnds() []int {
+	last := make([]int, s.regTop+len(s.regs)+1)
+	for i := range last {
+		last[i] = -1
+	}
+	for i, ev := range s.events {
+		if ev.local < 0 {
+			for r := ev.from; r < ev.to && r < len(last); r++ {
+				last[r] = i
 			}
 		}
-		ends := make([]int, len(s.events)) // known end of each block event, -1 unknown
+	}
+	return last
+}
+
+// luaMarkBlocks adds a marker local at the end of each block (in f and
+// the functions it defines) whose end the compiled proto would not tell:
+// a block is known when it is the last to drop one of its registers (see
+// lastEnds). The marker costs a LOADNIL of a spare register at the
+// block's exit.
+func luaMarkBlocks(f *ast.FunctionExpr, method, main bool) {
+	s := &luaScope{}
+	s.walk(f, method, main)
+	known := make([]bool, len(s.events))
+	for _, i := range s.lastEnds() {
+		if i >= 0 {
+			known[i] = true
+		}
+	}
+	for i, ev := range s.events {
+		if ev.local >= 0 || known[i] || ev.list == nil || ev.marker >= 0 || ev.to == ev.from || len(*ev.list) == 0 {
+			continue
+		}
+		list := *ev.list
+		m := &ast.LocalAssignStmt{Names: []string{luaBlockEnd}}
+		m.SetLine(list[len(list)-1].LastLine())
+		m.SetLastLine(list[len(list)-1].LastLine())
+		*ev.list = append(list, m)
+	}
+	for _, fn := range s.funcs {
+		luaMarkBlocks(fn.f, fn.method, false)
+	}
+}
+
+// luaFixLocals sets the EndPc of p's locals (and its nested functions'),
+// in Lua 5.1's sense: the first instruction out of scope. Where the tree
+// and the proto disagree (a compiler this code does not know), every
+// range is emptied: errors then name no local rather than a wrong one.
+func luaFixLocals(p *lua.FunctionProto, f *ast.FunctionExpr, method, main bool) {
+	s := &luaScope{}
+	s.walk(f, method, main)
+	ok := len(s.regs) == len(p.DbgLocals) && len(s.funcs) == len(p.FunctionPrototypes)
+	for i := 0; ok && i < len(p.DbgLocals); i++ {
+		ok = p.DbgLocals[i].Name == s.names[i]
+	}
+	if ok {
+		// a block's end: the one gopher wrote (the last instruction in
+		// scope, Lua's endpc is one more), its marker's LOADNIL, or at the
+		// latest the next known position (a later declaration's start, a
+		// later block's end)
+		ends := make([]int, len(s.events))
 		for i := range ends {
 			ends[i] = -1
 		}
-		for r, i := range last {
-			if r < len(p.DbgLocals) {
+		for r, i := range s.lastEnds() {
+			if i >= 0 && r < len(p.DbgLocals) {
 				ends[i] = p.DbgLocals[r].EndPc + 1
 			}
 		}
-		for i, ev := range s.events {
-			switch {
-			case ev.local >= 0:
-			case ev.marker >= 0:
-				ends[i] = p.DbgLocals[ev.marker].StartPc - 1 // its LOADNIL
-			case ends[i] < 0 && mark && ev.mark != nil && ev.to > ev.from:
-				ev.mark()
-				marked = true
-			}
-		}
-		// an unknown end is at the latest where the next known position is
-		// (the next declaration's start, or a later block's end)
 		bound := len(p.Code)
 		for i := len(s.events) - 1; i >= 0; i-- {
 			ev := s.events[i]
-			if ev.local >= 0 {
+			switch {
+			case ev.local >= 0:
 				bound = min(bound, p.DbgLocals[ev.local].StartPc)
 				continue
+			case ev.marker >= 0:
+				ends[i] = p.DbgLocals[ev.marker].StartPc - 1
 			}
 			if ends[i] < 0 || ends[i] > bound {
 				ends[i] = bound
@@ -172,7 +192,7 @@ func luaFixLocals(p *lua.FunctionProto, f *ast.FunctionExpr, method, main, mark 
 		for i := range endOf {
 			endOf[i] = len(p.Code)
 		}
-		open := []int{} // declared, not yet ended
+		var open []int // declared, not yet ended
 		for i, ev := range s.events {
 			if ev.local >= 0 {
 				open = append(open, ev.local)
@@ -189,33 +209,23 @@ func luaFixLocals(p *lua.FunctionProto, f *ast.FunctionExpr, method, main, mark 
 			open = keep
 		}
 		for i, l := range p.DbgLocals {
-			if l.Name != s.names[i] {
-				ok = false
-				break
+			l.EndPc = max(endOf[i], l.StartPc)
+			if l.Name == luaBlockEnd {
+				l.EndPc = l.StartPc
 			}
 		}
-		if ok {
-			for i, l := range p.DbgLocals {
-				l.EndPc = max(endOf[i], l.StartPc)
-				if l.Name == luaBlockEnd {
-					l.EndPc = l.StartPc
-				}
-			}
-		}
-	}
-	if !ok {
+	} else {
 		for _, l := range p.DbgLocals {
 			l.EndPc = l.StartPc
 		}
 	}
 	for i, child := range p.FunctionPrototypes {
 		if ok {
-			marked = luaFixLocals(child, s.funcs[i].f, s.funcs[i].method, false, mark) || marked
+			luaFixLocals(child, s.funcs[i].f, s.funcs[i].method, false)
 		} else {
-			luaFixLocals(child, &ast.FunctionExpr{ParList: &ast.ParList{}}, false, false, false)
+			luaFixLocals(child, &ast.FunctionExpr{ParList: &ast.ParList{}}, false, false)
 		}
 	}
-	return marked
 }
 
 func (s *luaScope) stmts(list []ast.Stmt) {

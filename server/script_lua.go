@@ -27,12 +27,10 @@ type luaEngine struct {
 	// escapes PCall; guard runs under an outer PCall without a handler,
 	// which contains it.
 	guard *lua.LFunction
-	// pcallInner runs a function under an error handler for pcall and
-	// xpcall, inside an outer PCall without one (protectedCall)
-	pcallInner *lua.LFunction
-	// msgErrh is pcall's handler: a message worded as Lua 5.1's, any
-	// other value as is
-	msgErrh *lua.LFunction
+	// tramp runs pcall's and xpcall's function with onError as the error
+	// hook (protectedCall)
+	tramp   *lua.LFunction
+	onError func(*lua.LState)
 	env     *lua.LTable // the scripts' read-only view of the globals
 	// noWrites: scripts whose shebang has flags=no-writes; allowOOMs:
 	// flags=allow-oom; shebang: the script has one (it declares flags)
@@ -174,19 +172,12 @@ func newLuaEngine(s *Server) *luaEngine {
 	}
 	setRedisVersion(r)
 	g.RawSetString("redis", r)
-	// pcall and xpcall run the function under a handler that words the
-	// error as Lua 5.1 while the raising frame is still there
+	// pcall and xpcall run the function through e.tramp, whose error hook
+	// words the error as Lua 5.1 while the raising frame is still there
 	// (luaRuntimeMessage); pcall returns the message of an error table,
 	// not the table.
 	origPcall := g.RawGetString("pcall")
-	e.msgErrh = L.NewFunction(func(L *lua.LState) int {
-		v := L.Get(1)
-		if s, ok := v.(lua.LString); ok {
-			v = lua.LString(luaRuntimeMessage(L, string(s)))
-		}
-		L.Push(v)
-		return 1
-	})
+	e.initProtect()
 	g.RawSetString("pcall", L.NewFunction(func(L *lua.LState) int {
 		n := L.GetTop()
 		if n == 0 {
@@ -201,7 +192,7 @@ func newLuaEngine(s *Server) *luaEngine {
 			// "attempt to call a nil value"
 			luaCallGo(L, origPcall)
 		} else {
-			e.protectedCall(L, e.msgErrh)
+			e.protectedCall(L, lua.LNil)
 		}
 		if L.GetTop() >= 2 && L.Get(1) == lua.LFalse {
 			switch v := L.Get(2).(type) {
@@ -225,16 +216,7 @@ func newLuaEngine(s *Server) *luaEngine {
 		}
 		L.SetTop(0) // f gets no arguments
 		L.Push(f)
-		return e.protectedCall(L, L.NewFunction(func(L *lua.LState) int {
-			v := L.Get(1)
-			if s, ok := v.(lua.LString); ok {
-				v = lua.LString(luaRuntimeMessage(L, string(s)))
-			}
-			L.Push(h)
-			L.Push(v)
-			L.Call(1, 1)
-			return 1
-		}))
+		return e.protectedCall(L, h)
 	}))
 	// tostring formats numbers as C Lua does (%.14g).
 	origTostring := g.RawGetString("tostring")
@@ -266,14 +248,6 @@ func newLuaEngine(s *Server) *luaEngine {
 	// pushes them all, past the end of its stack)
 	g.RawSetString("unpack", L.NewFunction(lualib.Unpack))
 	e.errh = L.NewFunction(func(L *lua.LState) int { return luaErrHandler(L, e.source) })
-	e.pcallInner = L.NewFunction(func(L *lua.LState) int {
-		errfunc := L.Get(1).(*lua.LFunction)
-		L.Remove(1)
-		if err := luaPCall(L, L.GetTop()-1, lua.MultRet, errfunc); err != nil {
-			panic(err) // the outer PCall returns it as is
-		}
-		return L.GetTop()
-	})
 	e.guard = L.NewFunction(func(L *lua.LState) int {
 		if err := L.PCall(L.GetTop()-1, 1, e.errh); err != nil {
 			panic(err) // the outer PCall returns it as is
@@ -305,16 +279,13 @@ func luaCallGo(L *lua.LState, fn lua.LValue) int {
 }
 
 // protectedCall is lua_pcall of the function on L's stack (the only
-// values there: it and its arguments) with errfunc as the handler: it
-// leaves true and the results, or false and the handler's value, and
-// returns their count. The call runs in pcallInner under errfunc;
-// gopher-lua pushes the handler without checking its stack, so on a full
-// stack that panic escapes the inner PCall and the outer one (without a
-// handler) contains it, the message unhandled.
-func (e *luaEngine) protectedCall(L *lua.LState, errfunc *lua.LFunction) int {
+// values there: it and its arguments), h its error handler (xpcall's; nil
+// for pcall): it leaves true and the results, or false and the error (the
+// handler's value), and returns their count.
+func (e *luaEngine) protectedCall(L *lua.LState, h lua.LValue) int {
 	n := L.GetTop()
-	L.Insert(errfunc, 1)
-	L.Insert(e.pcallInner, 1)
+	L.Insert(h, 1)
+	L.Insert(e.tramp, 1)
 	if err := luaPCall(L, n+1, lua.MultRet, nil); err != nil {
 		var obj lua.LValue = lua.LString(err.Error())
 		if ae, ok := err.(*lua.ApiError); ok && ae.Object != nil {
@@ -327,6 +298,63 @@ func (e *luaEngine) protectedCall(L *lua.LState, errfunc *lua.LFunction) int {
 	}
 	L.Insert(lua.LTrue, 1)
 	return L.GetTop()
+}
+
+// luaErrErr is an error raised by xpcall's handler: Lua 5.1 calls the
+// handler again with it, until its C stack runs out (LUA_ERRERR).
+func luaErrErr(L *lua.LState) {
+	panic(&lua.ApiError{Type: lua.ApiErrorRun, Object: lua.LString("error in error handling"), StackTrace: "-"})
+}
+
+// initProtect makes protectedCall's trampoline and error hook. The
+// trampoline (its stack: the handler, the function, its arguments) calls
+// the function with onError as L.Panic, which gopher-lua calls as an error
+// is raised, before anything unwinds (a PCall without a handler costs
+// less than one with: no handler frame, no traceback):
+//   - a message is worded as Lua 5.1's from the raising frame;
+//   - the upvalues of the frames about to be unwound are closed (Lua's
+//     luaD_pcall does it; gopher-lua's PCall does not, and a closure made
+//     in the failed call read a register since reused);
+//   - xpcall's handler is called with the message, its result the error
+//     ("error in error handling" if it raises one).
+//
+// Nested PCalls install their own hook and restore this one; a wrapped
+// coroutine's error reaches it with L the coroutine (its frames name the
+// operand, the trampoline is in the resuming state's frames).
+func (e *luaEngine) initProtect() {
+	e.tramp = e.L.NewFunction(func(L *lua.LState) int {
+		L.Panic = e.onError
+		luaSetHasErrorFunc(L)
+		L.Call(L.GetTop()-2, lua.MultRet)
+		return L.GetTop() - 1
+	})
+	e.onError = func(L *lua.LState) {
+		v := L.Get(-1)
+		if !luaFrameLayoutOK {
+			luaPlainPanic(L)
+		}
+		if s, ok := v.(lua.LString); ok {
+			v = lua.LString(luaReword(L, luaCurrentFrame(L), luaRegTop(L)-1, string(s)))
+		}
+		for st := L; st != nil; st = st.Parent {
+			for f := luaCurrentFrame(st); f != nil; f = luaFrameParent(f) {
+				if luaFrameFn(f) != e.tramp {
+					continue
+				}
+				lb := luaFrameLocalBase(f)
+				luaCloseUpvalues(st, lb+1)
+				if h, ok := luaRegisters(st)[lb].(*lua.LFunction); ok {
+					st.Panic = luaErrErr
+					st.Push(h)
+					st.Push(v)
+					st.Call(1, 1)
+					v = st.Get(-1)
+				}
+				panic(&lua.ApiError{Type: lua.ApiErrorRun, Object: v, StackTrace: "-"})
+			}
+		}
+		panic(&lua.ApiError{Type: lua.ApiErrorRun, Object: v, StackTrace: "-"})
+	}
 }
 
 // scriptWriteRefusal is scriptPrepareForRun's refusal of a script that
