@@ -1,6 +1,7 @@
 package server
 
 import (
+	"github.com/aofserver/aofserver/hash"
 	"github.com/aofserver/aofserver/set"
 	"github.com/aofserver/aofserver/zset"
 )
@@ -40,7 +41,7 @@ func debugHTStatsKey(c *client, argv [][]byte) {
 			st = d.Stats()
 		}
 	case typHash:
-		if d := (*hashObj)(e.ptr).dict; d != nil {
+		if d := (*hash.Hash)(e.ptr).Dict(); d != nil {
 			st = d.Stats()
 		}
 	}

@@ -1,10 +1,10 @@
 package server
 
 import (
+	"github.com/aofserver/aofserver/hash"
 	"github.com/aofserver/aofserver/list"
-	"github.com/aofserver/aofserver/set"
-
 	"github.com/aofserver/aofserver/rdb"
+	"github.com/aofserver/aofserver/set"
 	"github.com/aofserver/aofserver/zset"
 )
 
@@ -33,8 +33,8 @@ func (s *Server) lazyfreeEffort(v entry, max int) int {
 			return z.Len()
 		}
 	case typHash:
-		if h := (*hashObj)(v.ptr); h.dict != nil {
-			return h.dict.Len()
+		if h := (*hash.Hash)(v.ptr); h.Hashtable() {
+			return h.Len()
 		}
 	case typStream:
 		st := (*streamObj)(v.ptr)

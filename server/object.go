@@ -23,7 +23,7 @@ var typeNames = [...]string{"string", "list", "set", "zset", "hash", "stream"}
 //
 // For strings ptr points at the bytes (immutable once stored) or, when the
 // raw flag is set, at a *rawString that APPEND/SETRANGE may grow in place.
-// For collections ptr points at *list.List, *set.Set, *zset.Set or *hashObj.
+// For collections ptr points at *list.List, *set.Set, *zset.Set or *hash.Hash.
 //
 // meta layout (bits): [0,31) string length (a collection's cost: [0,32));
 // 31 unshared flag (strings); [32,36) type; 36 snapshot mark;

@@ -3,10 +3,10 @@ package server
 import (
 	"unsafe"
 
+	"github.com/aofserver/aofserver/hash"
 	"github.com/aofserver/aofserver/list"
-	"github.com/aofserver/aofserver/set"
-
 	"github.com/aofserver/aofserver/rdb"
+	"github.com/aofserver/aofserver/set"
 	"github.com/aofserver/aofserver/zset"
 )
 
@@ -24,7 +24,7 @@ func objEncoding(e entry) string {
 	case typZSet:
 		return (*zset.Set)(e.ptr).Encoding()
 	case typHash:
-		return (*hashObj)(e.ptr).encoding()
+		return (*hash.Hash)(e.ptr).Encoding()
 	case typStream:
 		return (*streamObj)(e.ptr).encoding()
 	}
@@ -52,7 +52,7 @@ func objClone(e entry) entry {
 	case typZSet:
 		out = newObjEntry(typZSet, unsafe.Pointer((*zset.Set)(e.ptr).Clone()))
 	case typHash:
-		out = newObjEntry(typHash, unsafe.Pointer((*hashObj)(e.ptr).clone()))
+		out = newObjEntry(typHash, unsafe.Pointer((*hash.Hash)(e.ptr).Clone()))
 	case typStream:
 		out = newObjEntry(typStream, unsafe.Pointer((*streamObj)(e.ptr).clone()))
 	}
@@ -70,7 +70,7 @@ func objMemUsage(e entry) int64 {
 	case typZSet:
 		return (*zset.Set)(e.ptr).MemUsage()
 	case typHash:
-		return (*hashObj)(e.ptr).memUsage()
+		return (*hash.Hash)(e.ptr).MemUsage()
 	case typStream:
 		return (*streamObj)(e.ptr).memUsage()
 	}
@@ -90,7 +90,7 @@ func objToRDB(e entry) *rdb.Value {
 	case typZSet:
 		return (*zset.Set)(e.ptr).ToRDB()
 	case typHash:
-		return (*hashObj)(e.ptr).toRDB()
+		return (*hash.Hash)(e.ptr).ToRDB()
 	case typStream:
 		return (*streamObj)(e.ptr).toRDB()
 	}
@@ -127,7 +127,7 @@ func objLength(e entry) int {
 	case typZSet:
 		return (*zset.Set)(e.ptr).Len()
 	case typHash:
-		return (*hashObj)(e.ptr).Len()
+		return (*hash.Hash)(e.ptr).Len()
 	case typStream:
 		return (*streamObj)(e.ptr).lengthInt()
 	}

@@ -1,203 +1,25 @@
 package server
 
 import (
-	"bytes"
 	"math"
 	"math/big"
 	"strconv"
 	"unsafe"
 
-	"github.com/aofserver/aofserver/dict"
+	"github.com/aofserver/aofserver/hash"
 	"github.com/aofserver/aofserver/rdb"
 	"github.com/aofserver/aofserver/rstring"
 )
 
-// hashObj is a hash in one of Redis 7.0's two encodings:
-//
-//   - listpack: lp holds field/value pairs in insertion order (an update
-//     keeps the field's place, a delete closes the gap), which is the order
-//     HGETALL/HKEYS/HVALS/HSCAN reply in Redis;
-//   - hashtable: dict, used once the hash has more than
-//     hash-max-listpack-entries fields or any field or value longer than
-//     hash-max-listpack-value bytes, and never converted back.
-type hashObj struct {
-	lp   [][2][]byte
-	dict *dict.Dict[[]byte]
-}
-
-func newHashListpack() *hashObj { return &hashObj{} }
-
-func (h *hashObj) encoding() string {
-	if h.dict != nil {
-		return "hashtable"
-	}
-	return "listpack"
-}
-
-func (h *hashObj) Len() int {
-	if h.dict != nil {
-		return h.dict.Len()
-	}
-	return len(h.lp)
-}
-
-func (h *hashObj) lpIndex(field []byte) int {
-	for i := range h.lp {
-		if bytes.Equal(h.lp[i][0], field) {
-			return i
-		}
-	}
-	return -1
-}
-
-// get returns field's value (not a copy).
-func (h *hashObj) get(field []byte) ([]byte, bool) {
-	if h.dict != nil {
-		return h.dict.Get(bstr(field))
-	}
-	if i := h.lpIndex(field); i >= 0 {
-		return h.lp[i][1], true
-	}
-	return nil, false
-}
-
-func (h *hashObj) convertToHashtable() {
-	if h.dict != nil {
-		return
-	}
-	d := dict.New[[]byte](len(h.lp))
-	for _, p := range h.lp {
-		d.Set(string(p[0]), p[1])
-	}
-	h.lp, h.dict = nil, d
-}
-
-// set stores field=value (both copied) as hashTypeSet does, converting the
-// encoding when a limit is passed. It reports whether the field is new.
-func (h *hashObj) set(s *Server, field, value []byte) bool {
-	if h.dict == nil && (len(field) > s.cfg.HashMaxListpackValue || len(value) > s.cfg.HashMaxListpackValue) {
-		h.convertToHashtable()
-	}
-	if h.dict != nil {
-		if p := h.dict.GetPtr(bstr(field)); p != nil {
-			*p = cloneBytes(value)
-			return false
-		}
-		h.dict.Set(string(field), cloneBytes(value))
-		return true
-	}
-	if i := h.lpIndex(field); i >= 0 {
-		h.lp[i][1] = cloneBytes(value)
-		return false
-	}
-	h.lp = append(h.lp, [2][]byte{cloneBytes(field), cloneBytes(value)})
-	if len(h.lp) > s.cfg.HashMaxListpackEntries {
-		h.convertToHashtable()
-	}
-	return true
-}
-
-// Remove deletes field; it reports whether it was present.
-func (h *hashObj) Remove(field []byte) bool {
-	if h.dict != nil {
-		_, ok := h.dict.Delete(bstr(field))
-		return ok
-	}
-	i := h.lpIndex(field)
-	if i < 0 {
-		return false
-	}
-	copy(h.lp[i:], h.lp[i+1:])
-	h.lp[len(h.lp)-1] = [2][]byte{}
-	h.lp = h.lp[:len(h.lp)-1]
-	return true
-}
-
-// each calls fn for every pair in HGETALL order.
-func (h *hashObj) each(fn func(field, value []byte) bool) {
-	if h.dict != nil {
-		h.dict.Range(func(k string, v *[]byte) bool {
-			return fn(unsafe.Slice(unsafe.StringData(k), len(k)), *v)
-		})
-		return
-	}
-	for _, p := range h.lp {
-		if !fn(p[0], p[1]) {
-			return
-		}
-	}
-}
-
-// random returns a random pair (not copies).
-func (h *hashObj) random(s *Server) (field, value []byte) {
-	if h.dict != nil {
-		k, v, _ := h.dict.FairRandomKey(s.rnd)
-		return []byte(k), *v
-	}
-	p := h.lp[s.rnd.IntN(len(h.lp))]
-	return p[0], p[1]
-}
-
-func (h *hashObj) clone() *hashObj {
-	if h.dict == nil {
-		out := &hashObj{lp: make([][2][]byte, len(h.lp))}
-		for i, p := range h.lp {
-			out.lp[i] = [2][]byte{cloneBytes(p[0]), cloneBytes(p[1])}
-		}
-		return out
-	}
-	out := &hashObj{dict: dict.New[[]byte](h.dict.Len())}
-	h.dict.Range(func(k string, v *[]byte) bool {
-		out.dict.Set(k, cloneBytes(*v))
-		return true
-	})
-	return out
-}
-
-func (h *hashObj) memUsage() int64 {
-	n := int64(unsafe.Sizeof(*h))
-	if h.dict == nil {
-		n += int64(cap(h.lp)) * 48
-	} else {
-		n += h.dict.MemoryUsage()
-	}
-	h.each(func(f, v []byte) bool {
-		n += int64(len(f) + len(v))
-		return true
-	})
-	return n
-}
-
-func (h *hashObj) toRDB() *rdb.Value {
-	v := &rdb.Value{Kind: rdb.KindHash, Encoding: rdb.EncListpack, Hash: make([][2][]byte, 0, h.Len())}
-	if h.dict != nil {
-		v.Encoding = rdb.EncHashtable
-	}
-	h.each(func(f, val []byte) bool {
-		v.Hash = append(v.Hash, [2][]byte{f, val})
-		return true
-	})
-	return v
-}
-
 // hashFromRDB builds a hash with the encoding Redis 7.0's loader ends up
-// with; pairs keep the file's order in a listpack.
-func hashFromRDB(v *rdb.Value, s *Server) *hashObj {
-	h := newHashListpack()
-	if rdb.LoadedEncoding(v, serverLimits(s)) != rdb.EncListpack {
-		h.dict = dict.New[[]byte](len(v.Hash))
-		for _, p := range v.Hash {
-			h.dict.Set(string(p[0]), cloneBytes(p[1]))
-		}
-		return h
-	}
-	// The decoder refused repeated fields except where Redis keeps them
-	// (a listpack loaded without sanitizing): keep them as Redis does.
-	h.lp = make([][2][]byte, 0, len(v.Hash))
-	for _, p := range v.Hash {
-		h.lp = append(h.lp, [2][]byte{cloneBytes(p[0]), cloneBytes(p[1])})
-	}
-	return h
+// with.
+func hashFromRDB(v *rdb.Value, s *Server) *hash.Hash {
+	return hash.FromRDB(v, rdb.LoadedEncoding(v, serverLimits(s)) != rdb.EncListpack)
+}
+
+// hashLimits are the listpack limits of the configuration.
+func (s *Server) hashLimits() hash.Limits {
+	return hash.Limits{Entries: s.cfg.HashMaxListpackEntries, Value: s.cfg.HashMaxListpackValue}
 }
 
 func init() {
@@ -225,15 +47,15 @@ func init() {
 	)
 }
 
-func (s *Server) hashRead(c *client, key []byte) (*hashObj, bool) {
-	return lookupReadTyped[hashObj](s, c, key, typHash)
+func (s *Server) hashRead(c *client, key []byte) (*hash.Hash, bool) {
+	return lookupReadTyped[hash.Hash](s, c, key, typHash)
 }
 
 // hashWriteOrCreate is hashTypeLookupWriteOrCreate.
-func (s *Server) hashWriteOrCreate(c *client, key []byte) (h *hashObj, wrong bool) {
+func (s *Server) hashWriteOrCreate(c *client, key []byte) (h *hash.Hash, wrong bool) {
 	p := s.lookupWrite(c, key)
 	if p == nil {
-		h = newHashListpack()
+		h = hash.NewListpack()
 		s.addKey(c.db, key, newObjEntry(typHash, unsafe.Pointer(h)))
 		return h, false
 	}
@@ -241,7 +63,7 @@ func (s *Server) hashWriteOrCreate(c *client, key []byte) (h *hashObj, wrong boo
 		c.errWrongType()
 		return nil, true
 	}
-	return (*hashObj)(p.ptr), false
+	return (*hash.Hash)(p.ptr), false
 }
 
 func hsetCommand(c *client, argv [][]byte)  { hsetGeneric(c, argv, false) }
@@ -262,18 +84,18 @@ func hsetGeneric(c *client, argv [][]byte, hmset bool) {
 	if wrong {
 		return
 	}
-	if h.dict == nil {
+	if !h.Hashtable() {
 		// hashTypeTryConversion: any long argument converts up front.
 		for _, a := range argv[2:] {
 			if len(a) > s.cfg.HashMaxListpackValue {
-				h.convertToHashtable()
+				h.ConvertToHashtable()
 				break
 			}
 		}
 	}
 	created := 0
 	for i := 2; i < len(argv); i += 2 {
-		if h.set(s, argv[i], argv[i+1]) {
+		if h.Set(argv[i], argv[i+1], s.hashLimits()) {
 			created++
 		}
 	}
@@ -294,11 +116,11 @@ func hsetnxCommand(c *client, argv [][]byte) {
 	if wrong {
 		return
 	}
-	if _, ok := h.get(argv[2]); ok {
+	if _, ok := h.Get(argv[2]); ok {
 		c.integer(0)
 		return
 	}
-	h.set(s, argv[2], argv[3])
+	h.Set(argv[2], argv[3], s.hashLimits())
 	s.signalModifiedKey(c.db, key)
 	s.notify(notifyHash, "hset", key, c.db.id)
 	s.dirty++
@@ -314,7 +136,7 @@ func hgetCommand(c *client, argv [][]byte) {
 		c.nullBulk()
 		return
 	}
-	c.bulkOrNull(h.get(argv[2]))
+	c.bulkOrNull(h.Get(argv[2]))
 }
 
 func hmgetCommand(c *client, argv [][]byte) {
@@ -328,7 +150,7 @@ func hmgetCommand(c *client, argv [][]byte) {
 			c.nullBulk()
 			continue
 		}
-		c.bulkOrNull(h.get(f))
+		c.bulkOrNull(h.Get(f))
 	}
 }
 
@@ -356,7 +178,7 @@ func hgetallGeneric(c *client, key []byte, what int) {
 	} else {
 		c.arrayLen(n)
 	}
-	h.each(func(f, v []byte) bool {
+	h.Each(func(f, v []byte) bool {
 		if what&hgetKeys != 0 {
 			c.bulk(f)
 		}
@@ -383,7 +205,7 @@ func hdelCommand(c *client, argv [][]byte) {
 		c.errWrongType()
 		return
 	}
-	s.removeMembers(c, key, (*hashObj)(p.ptr), argv[2:], notifyHash, "hdel")
+	s.removeMembers(c, key, (*hash.Hash)(p.ptr), argv[2:], notifyHash, "hdel")
 }
 
 func hexistsCommand(c *client, argv [][]byte) {
@@ -392,7 +214,7 @@ func hexistsCommand(c *client, argv [][]byte) {
 		return
 	}
 	if h != nil {
-		if _, ok := h.get(argv[2]); ok {
+		if _, ok := h.Get(argv[2]); ok {
 			c.integer(1)
 			return
 		}
@@ -421,7 +243,7 @@ func hstrlenCommand(c *client, argv [][]byte) {
 		c.integer(0)
 		return
 	}
-	v, _ := h.get(argv[2])
+	v, _ := h.Get(argv[2])
 	c.integer(int64(len(v)))
 }
 
@@ -438,7 +260,7 @@ func hincrbyCommand(c *client, argv [][]byte) {
 		return
 	}
 	var cur int64
-	if v, found := h.get(argv[2]); found {
+	if v, found := h.Get(argv[2]); found {
 		if cur, ok = rstring.String2ll(v); !ok {
 			c.err("ERR hash value is not an integer")
 			s.dropIfEmptyHash(c, key, h)
@@ -451,7 +273,7 @@ func hincrbyCommand(c *client, argv [][]byte) {
 		return
 	}
 	cur += incr
-	h.set(s, argv[2], strconv.AppendInt(nil, cur, 10))
+	h.Set(argv[2], strconv.AppendInt(nil, cur, 10), s.hashLimits())
 	c.integer(cur)
 	s.signalModifiedKey(c.db, key)
 	s.notify(notifyHash, "hincrby", key, c.db.id)
@@ -460,7 +282,7 @@ func hincrbyCommand(c *client, argv [][]byte) {
 
 // dropIfEmptyHash removes a hash that hashWriteOrCreate created for a
 // command that then failed (Redis never leaves an empty key behind).
-func (s *Server) dropIfEmptyHash(c *client, key []byte, h *hashObj) {
+func (s *Server) dropIfEmptyHash(c *client, key []byte, h *hash.Hash) {
 	if h.Len() == 0 {
 		s.deleteKey(c.db, key)
 	}
@@ -483,7 +305,7 @@ func hincrbyfloatCommand(c *client, argv [][]byte) {
 		return
 	}
 	cur := new(big.Float)
-	if v, found := h.get(argv[2]); found {
+	if v, found := h.Get(argv[2]); found {
 		if cur, ok = rstring.String2ld(v); !ok {
 			c.err("ERR hash value is not a float")
 			s.dropIfEmptyHash(c, key, h)
@@ -497,7 +319,7 @@ func hincrbyfloatCommand(c *client, argv [][]byte) {
 		return
 	}
 	out := rstring.Ld2string(sum)
-	h.set(s, argv[2], out)
+	h.Set(argv[2], out, s.hashLimits())
 	c.bulk(out)
 	s.signalModifiedKey(c.db, key)
 	s.notify(notifyHash, "hincrbyfloat", key, c.db.id)
@@ -522,7 +344,7 @@ func hrandfieldCommand(c *client, argv [][]byte) {
 		c.nullBulk()
 		return
 	}
-	f, _ := h.random(s)
+	f, _ := h.Random(s.rnd)
 	c.bulk(f)
 }
 
@@ -558,22 +380,22 @@ func hrandfieldWithCount(c *client, key []byte, l int64, withValues bool) {
 	if !uniq || count == 1 {
 		c.arrayLen(int(count) * per)
 		for i := int64(0); i < count; i++ {
-			emit(h.random(s))
+			emit(h.Random(s.rnd))
 		}
 		return
 	}
 	if count >= size {
 		c.arrayLen(int(size) * per)
-		h.each(func(f, v []byte) bool {
+		h.Each(func(f, v []byte) bool {
 			emit(f, v)
 			return true
 		})
 		return
 	}
 	c.arrayLen(int(count) * per)
-	if count*3 > size || h.dict == nil {
+	if count*3 > size || !h.Hashtable() {
 		all := make([][2][]byte, 0, size)
-		h.each(func(f, v []byte) bool {
+		h.Each(func(f, v []byte) bool {
 			all = append(all, [2][]byte{f, v})
 			return true
 		})
@@ -586,7 +408,7 @@ func hrandfieldWithCount(c *client, key []byte, l int64, withValues bool) {
 	}
 	seen := make(map[string]struct{}, count)
 	for int64(len(seen)) < count {
-		f, v := h.random(s)
+		f, v := h.Random(s.rnd)
 		if _, dup := seen[string(f)]; dup {
 			continue
 		}
@@ -596,16 +418,17 @@ func hrandfieldWithCount(c *client, key []byte, l int64, withValues bool) {
 }
 
 func hscanCommand(c *client, argv [][]byte) {
-	collScanCommand(c, argv, c.srv.hashRead, 2, func(h *hashObj, cursor uint64, count int64) ([][]byte, uint64) {
-		if h.dict != nil {
-			return collScanDict(h.dict, cursor, count*2, func(out [][]byte, k string, v *[]byte) [][]byte {
+	collScanCommand(c, argv, c.srv.hashRead, 2, func(h *hash.Hash, cursor uint64, count int64) ([][]byte, uint64) {
+		if d := h.Dict(); d != nil {
+			return collScanDict(d, cursor, count*2, func(out [][]byte, k string, v *[]byte) [][]byte {
 				return append(out, []byte(k), *v)
 			})
 		}
 		var items [][]byte
-		for _, p := range h.lp {
-			items = append(items, p[0], p[1])
-		}
+		h.Each(func(f, v []byte) bool {
+			items = append(items, f, v)
+			return true
+		})
 		return items, 0
 	})
 }

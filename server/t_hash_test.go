@@ -170,10 +170,10 @@ func TestHashRDB(t *testing.T) {
 	d := newDSServer(t, func(c *config.Config) { c.HashMaxListpackEntries = 3 })
 	v := &rdb.Value{Kind: rdb.KindHash, Encoding: rdb.EncHashtable, Hash: [][2][]byte{{[]byte("z"), []byte("1")}, {[]byte("a"), []byte("2")}}}
 	h := hashFromRDB(v, d.s)
-	if h.encoding() != "listpack" {
-		t.Fatalf("small HASH loads as %s", h.encoding())
+	if h.Encoding() != "listpack" {
+		t.Fatalf("small HASH loads as %s", h.Encoding())
 	}
-	out := h.toRDB()
+	out := h.ToRDB()
 	if out.Encoding != rdb.EncListpack || string(out.Hash[0][0]) != "z" || string(out.Hash[1][1]) != "2" {
 		t.Fatalf("toRDB order/encoding wrong: %+v", out)
 	}
@@ -182,12 +182,12 @@ func TestHashRDB(t *testing.T) {
 	}
 	v.Encoding = rdb.EncListpack
 	h = hashFromRDB(v, d.s)
-	if h.encoding() != "hashtable" || h.Len() != 6 {
-		t.Fatalf("oversized listpack loads as %s/%d", h.encoding(), h.Len())
+	if h.Encoding() != "hashtable" || h.Len() != 6 {
+		t.Fatalf("oversized listpack loads as %s/%d", h.Encoding(), h.Len())
 	}
-	cl := h.clone()
-	cl.set(d.s, []byte("z"), []byte("changed"))
-	if got, _ := h.get([]byte("z")); string(got) != "1" {
+	cl := h.Clone()
+	cl.Set([]byte("z"), []byte("changed"), d.s.hashLimits())
+	if got, _ := h.Get([]byte("z")); string(got) != "1" {
 		t.Fatalf("clone shares values")
 	}
 }

@@ -5,10 +5,10 @@ import (
 	"sort"
 	"unsafe"
 
+	"github.com/aofserver/aofserver/hash"
 	"github.com/aofserver/aofserver/list"
-	"github.com/aofserver/aofserver/set"
-
 	"github.com/aofserver/aofserver/rstring"
+	"github.com/aofserver/aofserver/set"
 	"github.com/aofserver/aofserver/skiplist"
 	"github.com/aofserver/aofserver/zset"
 )
@@ -68,7 +68,7 @@ func (s *Server) sortLookup(c *client, pattern, subst []byte) ([]byte, bool) {
 		if e.typ() != typHash {
 			return nil, false
 		}
-		return (*hashObj)(e.ptr).get(field)
+		return (*hash.Hash)(e.ptr).Get(field)
 	}
 	if e.typ() != typString {
 		return nil, false
