@@ -143,13 +143,13 @@ func writeSnapshot(fsys fsx.FS, in io.Reader, path, final string) error {
 	return nil
 }
 
-// PidPlaceholder in the paths given to Jobs.Start stands for the child's
+// pidPlaceholder in the paths given to Jobs.start stands for the child's
 // pid: Redis names temp files after the child (temp-<pid>.rdb,
 // temp-rewriteaof-bg-<pid>.aof), and its tests look for them so.
-const PidPlaceholder = "{pid}"
+const pidPlaceholder = "{pid}"
 
 func childPath(template string, pid int) string {
-	return strings.ReplaceAll(template, PidPlaceholder, strconv.Itoa(pid))
+	return strings.ReplaceAll(template, pidPlaceholder, strconv.Itoa(pid))
 }
 
 // child is a running snapshot writer.
@@ -179,7 +179,7 @@ type child struct {
 // of the executor here; Redis's fork took 4-6 ms on the same machine.
 // Feeding and reaping run on their own goroutine. The child writes path
 // and, if final is set, renames it so once complete; either may hold
-// PidPlaceholder. cp.path is the real name of the file the child leaves.
+// pidPlaceholder. cp.path is the real name of the file the child leaves.
 func (js *Jobs) spawn(path, final string, q *Pipe, startedMsg string) (*child, error) {
 	if js.InProc {
 		return js.spawnInProc(path, final, q, startedMsg)

@@ -147,10 +147,10 @@ func (o Outcome) OK() bool { return o.Signal == 0 && o.ExitCode == 0 && o.Err ==
 // not count it as a failure.
 func (o Outcome) KilledOnPurpose() bool { return o.Signal == sigUSR1 }
 
-// Start starts j's child writing path (then renamed final, if set; see
+// start starts j's child writing path (then renamed final, if set; see
 // spawn), fed by j.Snap, and takes the slot. On error the snapshot is
 // aborted and the slot stays free.
-func (js *Jobs) Start(j *Job, path, final, startedMsg string) error {
+func (js *Jobs) start(j *Job, path, final, startedMsg string) error {
 	cp, err := js.spawn(path, final, j.Snap.Pipe(), startedMsg)
 	if err != nil {
 		j.Snap.Abort(err)
@@ -175,7 +175,7 @@ func (js *Jobs) Start(j *Job, path, final, startedMsg string) error {
 // reap handles the end of j's child (Redis's checkChildrenDone): its
 // outcome is decided, the file installed or discarded off the executor,
 // and then, under it, the slot is freed and the outcome recorded. A job
-// already ended by KillSync is left alone.
+// already ended by killSync is left alone.
 func (js *Jobs) reap(j *Job) {
 	js.lock.Lock()
 	if j.ended {
@@ -211,11 +211,11 @@ func (js *Jobs) reap(j *Job) {
 	j.Done(o)
 }
 
-// KillSync stops the running AOF job and frees the slot before it
+// killSync stops the running AOF job and frees the slot before it
 // returns, as Redis's killAppendOnlyChild (which waits for the child):
 // CONFIG SET appendonly yes/no can then start the next job at once.
 // Nothing is logged but the kill, and no failure is counted.
-func (js *Jobs) KillSync(j *Job) {
+func (js *Jobs) killSync(j *Job) {
 	if j.ended {
 		return
 	}
@@ -252,8 +252,8 @@ func (js *Jobs) Wait(ctx context.Context) {
 // Running is the running job, or nil.
 func (js *Jobs) Running() *Job { return js.running }
 
-// Of returns the running job if it is of one of kinds, or nil.
-func (js *Jobs) Of(kinds ...Kind) *Job {
+// of returns the running job if it is of one of kinds, or nil.
+func (js *Jobs) of(kinds ...Kind) *Job {
 	j := js.running
 	if j == nil {
 		return nil
@@ -267,8 +267,8 @@ func (js *Jobs) Of(kinds ...Kind) *Job {
 }
 
 // RDB and AOF are the running BGSAVE and rewrite (or nil).
-func (js *Jobs) RDB() *Job { return js.Of(KindRDB) }
-func (js *Jobs) AOF() *Job { return js.Of(KindAOF, KindAOFOff) }
+func (js *Jobs) RDB() *Job { return js.of(KindRDB) }
+func (js *Jobs) AOF() *Job { return js.of(KindAOF, KindAOFOff) }
 
 // Seconds is how long j has run, for INFO (-1: no job).
 func Seconds(j *Job) int64 {

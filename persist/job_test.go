@@ -65,7 +65,7 @@ func TestJobLifecycleSuccess(t *testing.T) {
 	j.Discard = func() { t.Error("discarded a job that succeeded") }
 	j.Done = func(o Outcome) { outcome <- o }
 	mu.Lock()
-	if err := js.Start(j, "/temp-"+PidPlaceholder+".rdb", "", "Background saving started"); err != nil {
+	if err := js.start(j, "/temp-"+pidPlaceholder+".rdb", "", "Background saving started"); err != nil {
 		t.Fatal(err)
 	}
 	if js.RDB() != j || js.AOF() != nil {
@@ -103,7 +103,7 @@ func TestJobLifecycleKilled(t *testing.T) {
 	j.Discard = func() { discarded = true }
 	j.Done = func(o Outcome) { outcome <- o }
 	mu.Lock()
-	if err := js.Start(j, "/temp-rewriteaof-"+PidPlaceholder+".aof", "/temp-rewriteaof-bg-"+PidPlaceholder+".aof", "Background append only file rewriting started"); err != nil {
+	if err := js.start(j, "/temp-rewriteaof-"+pidPlaceholder+".aof", "/temp-rewriteaof-bg-"+pidPlaceholder+".aof", "Background append only file rewriting started"); err != nil {
 		t.Fatal(err)
 	}
 	j.Kill()

@@ -168,16 +168,16 @@ func (p *Persister) SaveRDB() error {
 
 // ---------------------------------------------------------------- BGSAVE
 
-// ErrChildActive is the error of a job that cannot start while another
+// errChildActive is the error of a job that cannot start while another
 // snapshot is in progress.
-var ErrChildActive = errors.New("child active")
+var errChildActive = errors.New("child active")
 
 // BGSAVE starts a background save, as Redis's rdbSaveBackground: the
 // child writes temp-<its pid>.rdb, which becomes dump.rdb once it exited
 // cleanly. The job is returned so that a caller can learn its end (Done).
 func (p *Persister) BGSAVE() (*Job, error) {
 	if p.ChildActive() {
-		return nil, ErrChildActive
+		return nil, errChildActive
 	}
 	sn := p.env.Keyspace.Snapshot(false)
 	p.RDBSaves++
@@ -218,7 +218,7 @@ func (p *Persister) BGSAVE() (*Job, error) {
 			p.LastBgsaveOK = false
 		}
 	}
-	if err := p.Jobs.Start(j, AbsPath(p.env.Config.Dir, "temp-"+PidPlaceholder+".rdb"), "", "Background saving started"); err != nil {
+	if err := p.Jobs.start(j, AbsPath(p.env.Config.Dir, "temp-"+pidPlaceholder+".rdb"), "", "Background saving started"); err != nil {
 		p.LastBgsaveOK = false
 		p.warning("Can't save in background: fork: %s", rstring.Strerror(err))
 		return nil, err
@@ -242,7 +242,7 @@ func (p *Persister) RewriteBackground() error {
 // Rewrite begins BGREWRITEAOF with the AOF on.
 func (p *Persister) Rewrite() error {
 	if p.ChildActive() {
-		return ErrChildActive
+		return errChildActive
 	}
 	a := p.env.AOF.AOF()
 	if a == nil {
@@ -274,8 +274,8 @@ func (p *Persister) Rewrite() error {
 		}
 		p.rewriteDone(j, o, cur && a.Waiting())
 	}
-	tmp := filepath.Join(cfg.Dir, "temp-rewriteaof-"+PidPlaceholder+".aof")
-	if err := p.Jobs.Start(j, tmp, rw.TempBaseTemplate(PidPlaceholder), "Background append only file rewriting started"); err != nil {
+	tmp := filepath.Join(cfg.Dir, "temp-rewriteaof-"+pidPlaceholder+".aof")
+	if err := p.Jobs.start(j, tmp, rw.TempBaseTemplate(pidPlaceholder), "Background append only file rewriting started"); err != nil {
 		rw.Abort(err)
 		p.LastRewriteOK = false
 		p.warning("Can't rewrite append only file in background: fork: %s", rstring.Strerror(err))
@@ -290,7 +290,7 @@ func (p *Persister) Rewrite() error {
 // the snapshot becomes the only file of the manifest.
 func (p *Persister) rewriteOffline() error {
 	if p.ChildActive() {
-		return ErrChildActive
+		return errChildActive
 	}
 	cfg := p.env.Config
 	// As Redis's rewriteAppendOnlyFileBackground, the AOF directory is
@@ -321,9 +321,9 @@ func (p *Persister) rewriteOffline() error {
 		p.rewriteDone(j, o, false)
 	}
 	// The child leaves temp-rewriteaof-bg-<its pid>.aof, as Redis's.
-	tmp := filepath.Join(cfg.Dir, "temp-rewriteaof-"+PidPlaceholder+".aof")
-	final := filepath.Join(cfg.Dir, "temp-rewriteaof-bg-"+PidPlaceholder+".aof")
-	if err := p.Jobs.Start(j, tmp, final, "Background append only file rewriting started"); err != nil {
+	tmp := filepath.Join(cfg.Dir, "temp-rewriteaof-"+pidPlaceholder+".aof")
+	final := filepath.Join(cfg.Dir, "temp-rewriteaof-bg-"+pidPlaceholder+".aof")
+	if err := p.Jobs.start(j, tmp, final, "Background append only file rewriting started"); err != nil {
 		p.LastRewriteOK = false
 		p.warning("Can't rewrite append only file in background: fork: %s", rstring.Strerror(err))
 		return err

@@ -28,7 +28,7 @@ func (p *Persister) StartAppendOnly(inExec bool) error {
 		// A rewrite started while the AOF was off cannot become this
 		// AOF's base: it did not start a new incr file.
 		p.warning("AOF was enabled but there is already an AOF rewriting in background. Stopping background AOF and starting a rewrite now.")
-		p.Jobs.KillSync(p.Jobs.AOF())
+		p.Jobs.killSync(p.Jobs.AOF())
 	}
 	if err := a.StartWaiting(); err != nil {
 		return err
@@ -56,7 +56,7 @@ func (p *Persister) StopAppendOnly() {
 	p.env.AOF.SetAOF(nil)
 	p.RewriteScheduled = false
 	if j := p.Jobs.AOF(); j != nil {
-		p.Jobs.KillSync(j)
+		p.Jobs.killSync(j)
 	}
 }
 
@@ -90,7 +90,7 @@ func (p *Persister) PrepareShutdown(f ShutdownFlags, loading bool) error {
 				p.warning("Writing initial AOF. Exit anyway.")
 			}
 			p.warning("There is a child rewriting the AOF. Killing it!")
-			p.Jobs.KillSync(j)
+			p.Jobs.killSync(j)
 		}
 		p.notice("Calling fsync() on the AOF file.")
 		if err := a.Sync(a.Offset(), false); err != nil {
