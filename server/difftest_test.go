@@ -3,7 +3,6 @@ package server
 import (
 	"bufio"
 	"bytes"
-	"crypto/sha1"
 	"math"
 	"os"
 	"sort"
@@ -678,45 +677,6 @@ func TestDebugLoadAOFWithAOFOff(t *testing.T) {
 	}
 	if raw, err := readRaw(c.br); err == nil {
 		t.Fatalf("DEBUG LOADAOF without AOF replied %q, want the connection closed", raw)
-	}
-}
-
-func TestDigestPrimitives(t *testing.T) {
-	// Reference values of Redis's SHA1-based mixing, computed by hand from
-	// the definition: mix(d, x) = SHA1(d ^ SHA1(x)).
-	var d digest
-	d.mix([]byte("a"))
-	h := sha1.Sum([]byte("a"))
-	want := sha1.Sum(h[:])
-	if d != want {
-		t.Fatalf("mix: %x, want %x", d, want)
-	}
-	var x digest
-	x.xor([]byte("a"))
-	x.xor([]byte("b"))
-	var y digest
-	y.xor([]byte("b"))
-	y.xor([]byte("a"))
-	if x != y || x == (digest{}) {
-		t.Fatal("xor is not order-insensitive")
-	}
-	var m1, m2 digest
-	m1.mix([]byte("a"))
-	m1.mix([]byte("b"))
-	m2.mix([]byte("b"))
-	m2.mix([]byte("a"))
-	if m1 == m2 {
-		t.Fatal("mix is order-insensitive")
-	}
-	for _, c := range []struct {
-		f    float64
-		want string
-	}{{0.1, "0.10000000000000001"}, {1, "1"}, {-2.5, "-2.5"}, {1e300, "1.0000000000000001e+300"},
-		{math.Inf(1), "inf"}, {math.Inf(-1), "-inf"}, {math.Copysign(0, -1), "-0"}, {5e-324, "4.9406564584124654e-324"},
-		{123456789012345678, "1.2345678901234568e+17"}, {1e16, "10000000000000000"}, {1e17, "1e+17"}} {
-		if got := string(appendScore(nil, c.f)); got != c.want {
-			t.Errorf("appendScore(%v) = %q, want %q", c.f, got, c.want)
-		}
 	}
 }
 
