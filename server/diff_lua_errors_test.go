@@ -187,8 +187,14 @@ func TestDiffLuaRuntimeErrorsNested(t *testing.T) {
 		ev("local ok, e = pcall(function() return xpcall(function() local v; return #v end, function(m) local h; return h.x end) end) return {tostring(ok), e}"),
 		ev("local f = coroutine.wrap(function() local t; t() end) return {pcall(f)}"),
 		ev("return {xpcall(coroutine.wrap(function() local t; return t.x end), function(m) return 'H:' .. m end)}"),
-		// (coroutine.resume's errors stay unnamed: its frames are gone when
-		// it returns, and no handler runs in it)
+		ev("local co = coroutine.create(function() local t; return t.x end) return {coroutine.resume(co)}"),
+		ev("local co = coroutine.create(function(a) local b = coroutine.yield(a + 1) return b.x end) local r = {coroutine.resume(co, 1)} local r2 = {coroutine.resume(co, 5)} return {r[2], r2[2], coroutine.status(co)}"),
+		ev("local co = coroutine.create(function() local ok, e = pcall(function() local q; q() end) coroutine.yield(e) return #nil end) return {select(2, coroutine.resume(co)), select(2, coroutine.resume(co))}"),
+		ev("return {coroutine.resume(coroutine.create(string.rep))}"),
+		ev("local f = coroutine.wrap(function(...) return select('#', ...) end) return f(1, 2, 3)"),
+		ev("return coroutine.create()"),
+		ev("return coroutine.wrap(print)"),
+		ev("return {pcall(coroutine.create, 1)}"),
 		// a closure made in the failed call keeps its upvalues' values
 		ev("local g pcall(function() local x = 5 g = function() return x end error('e') end) local a, b, c = 1, 2, 3 return g()"),
 		ev("local g pcall(function() local x = 5 g = function() return x end local n; return n.x end) local a, b, c = 1, 2, 3 return g()"),

@@ -234,6 +234,7 @@ func newLuaEngine(s *Server) *luaEngine {
 	g.RawSetString("cjson", lualib.CJSON(L))
 	g.RawSetString("cmsgpack", lualib.Cmsgpack(L))
 	g.RawSetString("struct", lualib.Struct(L))
+	e.coroutineHook(g.RawGetString("coroutine").(*lua.LTable))
 	for _, lib := range []string{"redis", "string", "math", "table", "bit", "cjson", "cmsgpack", "struct", "coroutine"} {
 		g.RawSetString(lib, e.readonlyProxy(g.RawGetString(lib).(*lua.LTable), false))
 	}
@@ -298,6 +299,47 @@ func (e *luaEngine) protectedCall(L *lua.LState, h lua.LValue) int {
 	}
 	L.Insert(lua.LTrue, 1)
 	return L.GetTop()
+}
+
+// coroutineHook makes coroutine.create and coroutine.wrap start the
+// function through a Lua closure that first sets the coroutine's L.Panic
+// to a hook wording its errors as Lua 5.1 (as e.onError does, from the
+// raising frame, still there when the hook runs): coroutine.resume
+// returns the message after the coroutine's frames are gone. The closure
+// tail-calls the function, so yields cross no Go call.
+func (e *luaEngine) coroutineHook(co *lua.LTable) {
+	L := e.L
+	hook := func(L *lua.LState) {
+		v := L.Get(-1)
+		if s, ok := v.(lua.LString); ok && luaFrameLayoutOK {
+			v = lua.LString(luaReword(L, luaCurrentFrame(L), luaRegTop(L)-1, string(s)))
+		}
+		panic(&lua.ApiError{Type: lua.ApiErrorRun, Object: v, StackTrace: "-"})
+	}
+	setHook := L.NewFunction(func(L *lua.LState) int {
+		L.Panic = hook
+		return 0
+	})
+	mk, err := L.Load(strings.NewReader("local set, f = ... return function(...) set() return f(...) end"), "=coroutine")
+	if err != nil {
+		panic(err) // a constant chunk
+	}
+	for _, name := range []string{"create", "wrap"} {
+		orig := co.RawGetString(name)
+		co.RawSetString(name, L.NewFunction(func(L *lua.LState) int {
+			f, ok := L.Get(1).(*lua.LFunction)
+			if !ok || f.IsG {
+				L.ArgError(1, "Lua function expected") // luaB_cocreate's check
+			}
+			L.Push(mk)
+			L.Push(setHook)
+			L.Push(f)
+			L.Call(2, 1)
+			L.Replace(1, L.Get(-1))
+			L.Pop(1)
+			return luaCallGo(L, orig)
+		}))
+	}
 }
 
 // luaErrErr is an error raised by xpcall's handler: Lua 5.1 calls the
