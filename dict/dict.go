@@ -709,3 +709,12 @@ func (a *dictArena[V]) memoryUsage() int64 {
 	}
 	return total + 24*int64(cap(a.pages))
 }
+
+// View is b as a key for Get, GetPtr or Delete, without copying: the
+// result must never be stored (Set needs a string of its own).
+func View(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}

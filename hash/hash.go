@@ -53,7 +53,7 @@ func (h *Hash) lpIndex(field []byte) int {
 // Get returns field's value (not a copy).
 func (h *Hash) Get(field []byte) ([]byte, bool) {
 	if h.dict != nil {
-		return h.dict.Get(view(field))
+		return h.dict.Get(dict.View(field))
 	}
 	if i := h.lpIndex(field); i >= 0 {
 		return h.lp[i][1], true
@@ -80,7 +80,7 @@ func (h *Hash) Set(field, value []byte, lim Limits) bool {
 		h.ConvertToHashtable()
 	}
 	if h.dict != nil {
-		if p := h.dict.GetPtr(view(field)); p != nil {
+		if p := h.dict.GetPtr(dict.View(field)); p != nil {
 			*p = clone(value)
 			return false
 		}
@@ -101,7 +101,7 @@ func (h *Hash) Set(field, value []byte, lim Limits) bool {
 // Remove deletes field; it reports whether it was present.
 func (h *Hash) Remove(field []byte) bool {
 	if h.dict != nil {
-		_, ok := h.dict.Delete(view(field))
+		_, ok := h.dict.Delete(dict.View(field))
 		return ok
 	}
 	i := h.lpIndex(field)
@@ -214,14 +214,6 @@ func (h *Hash) Hashtable() bool { return h.dict != nil }
 
 // Dict is the hashtable encoding's table (nil for a listpack).
 func (h *Hash) Dict() *dict.Dict[[]byte] { return h.dict }
-
-// view views b as a string without copying, for lookups only.
-func view(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
-	return unsafe.String(unsafe.SliceData(b), len(b))
-}
 
 // clone is an owned copy of b (never nil).
 func clone(b []byte) []byte { return append([]byte{}, b...) }

@@ -1,8 +1,6 @@
 package server
 
 import (
-	"unsafe"
-
 	"github.com/aofserver/aofserver/dict"
 )
 
@@ -27,12 +25,7 @@ func newDB(id int) *DB {
 
 // bstr views b as a string without copying, for lookups only: the result
 // must never be stored.
-func bstr(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
-	return unsafe.String(unsafe.SliceData(b), len(b))
-}
+func bstr(b []byte) string { return dict.View(b) }
 
 func (db *DB) size() int { return db.keys.Len() }
 

@@ -61,7 +61,7 @@ func (o *Set) intIndex(v int64) (int, bool) {
 // Contains reports whether m is a member.
 func (o *Set) Contains(m []byte) bool {
 	if o.dict != nil {
-		_, ok := o.dict.Get(view(m))
+		_, ok := o.dict.Get(dict.View(m))
 		return ok
 	}
 	v, ok := rstring.String2ll(m)
@@ -102,7 +102,7 @@ func (o *Set) Add(m []byte, maxIntsetEntries int) bool {
 		}
 		o.ConvertToHashtable()
 	}
-	if _, ok := o.dict.Get(view(m)); ok {
+	if _, ok := o.dict.Get(dict.View(m)); ok {
 		return false
 	}
 	o.dict.Set(string(m), struct{}{})
@@ -112,7 +112,7 @@ func (o *Set) Add(m []byte, maxIntsetEntries int) bool {
 // Remove deletes m; it reports whether it was present.
 func (o *Set) Remove(m []byte) bool {
 	if o.dict != nil {
-		_, ok := o.dict.Delete(view(m))
+		_, ok := o.dict.Delete(dict.View(m))
 		return ok
 	}
 	v, ok := rstring.String2ll(m)
@@ -224,14 +224,6 @@ func FromRDB(v *rdb.Value, intset bool) *Set {
 
 // Dict is the hashtable encoding's table (nil for an intset).
 func (o *Set) Dict() *dict.Dict[struct{}] { return o.dict }
-
-// view views b as a string without copying, for lookups only.
-func view(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
-	return unsafe.String(unsafe.SliceData(b), len(b))
-}
 
 // clone is an owned copy of b (never nil).
 func clone(b []byte) []byte { return append([]byte{}, b...) }

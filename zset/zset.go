@@ -68,7 +68,7 @@ func (z *Set) lpIndex(member []byte) int {
 // Score returns member's Score.
 func (z *Set) Score(member []byte) (float64, bool) {
 	if z.zsl != nil {
-		n, ok := z.dict.Get(view(member))
+		n, ok := z.dict.Get(dict.View(member))
 		if !ok {
 			return 0, false
 		}
@@ -89,7 +89,7 @@ func (z *Set) ConvertToSkiplist() {
 	d := dict.New[*skiplist.Node](len(z.lp))
 	for _, e := range z.lp {
 		n := zsl.Insert(e.Score, e.Member)
-		d.Set(view(e.Member), n)
+		d.Set(dict.View(e.Member), n)
 	}
 	z.lp, z.zsl, z.dict = nil, zsl, d
 }
@@ -126,7 +126,7 @@ func (z *Set) InsertRaw(member []byte, score float64) {
 func (z *Set) SetScore(member []byte, cur, score float64) {
 	if z.zsl != nil {
 		n := z.zsl.UpdateScore(cur, member, score)
-		z.dict.Set(view(member), n)
+		z.dict.Set(dict.View(member), n)
 		return
 	}
 	i := z.lpIndex(member)
@@ -138,7 +138,7 @@ func (z *Set) SetScore(member []byte, cur, score float64) {
 // Remove deletes member; it reports whether it was present.
 func (z *Set) Remove(member []byte) bool {
 	if z.zsl != nil {
-		n, ok := z.dict.Delete(view(member))
+		n, ok := z.dict.Delete(dict.View(member))
 		if !ok {
 			return false
 		}
@@ -156,7 +156,7 @@ func (z *Set) Remove(member []byte) bool {
 // Rank returns member's 0-based ascending Rank.
 func (z *Set) Rank(member []byte) (int, float64, bool) {
 	if z.zsl != nil {
-		n, ok := z.dict.Get(view(member))
+		n, ok := z.dict.Get(dict.View(member))
 		if !ok {
 			return 0, 0, false
 		}
@@ -180,7 +180,7 @@ func (z *Set) DeleteRankRange(start, end int) {
 	x := z.zsl.ByRank(start + 1)
 	for i := start; i <= end && x != nil; i++ {
 		next := x.Level[0].Forward
-		z.dict.Delete(view(x.Member))
+		z.dict.Delete(dict.View(x.Member))
 		z.zsl.Delete(x.Score, x.Member)
 		x = next
 	}
@@ -450,14 +450,6 @@ func (cur *Cursor) Rank() int { return cur.i }
 
 // Dict is the member index of the skiplist encoding (nil in a listpack).
 func (z *Set) Dict() *dict.Dict[*skiplist.Node] { return z.dict }
-
-// view views b as a string without copying, for lookups only.
-func view(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
-	return unsafe.String(unsafe.SliceData(b), len(b))
-}
 
 // clone is an owned copy of b (never nil).
 func clone(b []byte) []byte { return append([]byte{}, b...) }
