@@ -255,3 +255,31 @@ func TestLuaErrorNamesAvailable(t *testing.T) {
 		t.Fatalf("EVAL replied %q, want %q in it", got, want)
 	}
 }
+
+// TestDiffLuaLibraryErrors: the libraries' argument checks and messages
+// where gopher-lua's differ from Lua 5.1's.
+func TestDiffLuaLibraryErrors(t *testing.T) {
+	var steps [][]string
+	for _, b := range []string{
+		"return math.max()", "return math.min()", "return math.max(3, '7', 5)", "return math.min('x')",
+		"return select('x')", "return select()", "return select(-5, 1)", "return select(0, 1)",
+		"return select('#', 1, 2)", "return select('#x', 1, 2)", "return select('2', 'a', 'b', 'c')",
+		"return select(-1, 'a', 'b')", "return select(2.7, 'a', 'b', 'c')",
+		"return string.char(-1)", "return string.char(256)", "return string.char('65', 66.9)", "return string.char()",
+		"return string.char('x')", "return ('x').char(97)",
+		"return table.insert({}, 1, 2, 3)", "return table.insert({})", "return table.insert(1, 2)",
+		"local t = {} table.insert(t, 'a') table.insert(t, 1, 'b') return t",
+		"return table.concat({{}})", "return table.concat({1, {}, 3})",
+		"return coroutine.resume(1)", "return coroutine.status(1)", "return coroutine.status()",
+		"local ok, e = pcall(coroutine.yield) return e",
+		"return tonumber('10', 99)", "return tonumber('10', 1)", "return tonumber('ff', 16)", "return tonumber('10', 10)",
+		"return tonumber('z', 36)", "return tonumber('10', 'x')",
+		"return next({}, 'nokey')", "return next({a = 1}, 'a')", "return next({1}, 1)",
+		"return rawset({}, nil, 1)", "local t = {} t[nil] = 1", "return rawset({}, 0/0, 1)",
+		"return assert()", "return assert(false)", "return assert(nil, 'msg')", "return assert(1, 2, 3)",
+	} {
+		steps = append(steps, cmd("EVAL", b, "0"),
+			cmd("EVAL", "local ok, e = pcall(function() "+b+" end) return {tostring(ok), e}", "0"))
+	}
+	diff(t, steps)
+}

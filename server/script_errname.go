@@ -481,6 +481,8 @@ func luaReword(L *lua.LState, f unsafe.Pointer, limit int, msg string) string {
 			core = m[0]
 		} else if m := luaCompareErr.FindStringIndex(msg); m != nil {
 			core = m[0]
+		} else if i := strings.LastIndex(msg, "table index is "); i >= 0 && (strings.HasSuffix(msg, "nil") || strings.HasSuffix(msg, "NaN")) {
+			core = i
 		}
 	}
 	if core < 0 {

@@ -235,6 +235,7 @@ func newLuaEngine(s *Server) *luaEngine {
 	g.RawSetString("cmsgpack", lualib.Cmsgpack(L))
 	g.RawSetString("struct", lualib.Struct(L))
 	e.coroutineHook(g.RawGetString("coroutine").(*lua.LTable))
+	e.libraryChecks(g)
 	for _, lib := range []string{"redis", "string", "math", "table", "bit", "cjson", "cmsgpack", "struct", "coroutine"} {
 		g.RawSetString(lib, e.readonlyProxy(g.RawGetString(lib).(*lua.LTable), false))
 	}
@@ -492,6 +493,13 @@ func (e *luaEngine) guardRawAccess(g *lua.LTable) {
 		if t := target(L.Get(1)); t != nil {
 			L.Replace(1, t)
 		}
+		// luaH_next's refusal of a key the table does not hold (a C
+		// function's luaG_runerror: no position)
+		if t, ok := L.Get(1).(*lua.LTable); ok {
+			if k := L.Get(2); k != lua.LNil && t.RawGet(k) == lua.LNil {
+				L.Error(lua.LString("invalid key to 'next'"), 0)
+			}
+		}
 		return callOrig(L, orig)
 	})
 	next = g.RawGetString("next")
@@ -688,6 +696,12 @@ func luaStdMessage(msg string) string {
 	}
 	if m := luaIndexTypeErr.FindStringSubmatchIndex(msg); m != nil {
 		return msg[:m[0]] + "attempt to index a " + msg[m[2]:m[3]] + " value"
+	}
+	if m, ok := strings.CutSuffix(msg, " in table for concat"); ok {
+		return m + " in table for 'concat'"
+	}
+	if strings.HasSuffix(msg, "can not yield from outside of a coroutine") {
+		return "attempt to yield across metamethod/C-call boundary"
 	}
 	for _, f := range luaForErrs {
 		if m, ok := strings.CutSuffix(msg, f[0]); ok {
