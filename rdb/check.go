@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/aofserver/aofserver/rstring"
 )
 
 // CheckOptions tune Check.
@@ -99,7 +101,7 @@ func (c *checker) fail(msg string) {
 	fmt.Fprintf(c.w, "[offset %d] %s\n", c.d.off, msg)
 	fmt.Fprintf(c.w, "[additional info] While doing: %s\n", checkDoing[c.doing])
 	if c.key != nil {
-		fmt.Fprintf(c.w, "[additional info] Reading key '%s'\n", cstring(c.key))
+		fmt.Fprintf(c.w, "[additional info] Reading key '%s'\n", rstring.CString(c.key))
 	}
 	if c.keyType != -1 {
 		fmt.Fprintf(c.w, "[additional info] Reading type %d (%s)\n", c.keyType, checkTypeName(c.keyType))
@@ -112,16 +114,6 @@ func checkTypeName(t int) string {
 		return checkTypeNames[t]
 	}
 	return "unknown"
-}
-
-// cstring cuts b at its first NUL, as printf("%s") does.
-func cstring(b []byte) []byte {
-	for i, c := range b {
-		if c == 0 {
-			return b[:i]
-		}
-	}
-	return b
 }
 
 // Check verifies one RDB stream read from r the way redis-check-rdb 7.0.15
@@ -259,7 +251,7 @@ func (c *checker) run(opt CheckOptions) bool {
 			if err != nil {
 				return c.failErr(err)
 			}
-			c.info("AUX FIELD %s = '%s'", cstring(k), cstring(v))
+			c.info("AUX FIELD %s = '%s'", rstring.CString(k), rstring.CString(v))
 			continue
 		case opModuleAux:
 			c.doing = doingReadModuleAux

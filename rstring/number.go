@@ -64,7 +64,7 @@ func String2ll[S ~string | ~[]byte](s S) (int64, bool) {
 // zeros, even a '-' that wraps around: "-05" is 2^64-5). Like C it reads s
 // only up to its first NUL byte, since it takes a C string.
 func String2ull[S ~string | ~[]byte](s S) (uint64, bool) {
-	s = cstring(s)
+	s = CString(s)
 	if v, ok := String2ll(s); ok {
 		if v < 0 {
 			return 0, false // negative values are out of range
@@ -78,8 +78,9 @@ func String2ull[S ~string | ~[]byte](s S) (uint64, bool) {
 	return v, true
 }
 
-// cstring is s up to its first NUL byte: what C sees of it.
-func cstring[S ~string | ~[]byte](s S) S {
+// CString is s up to its first NUL byte: what C sees of it (Redis's
+// %s formatting of an sds, strcasecmp of an argument).
+func CString[S ~string | ~[]byte](s S) S {
 	for i := 0; i < len(s); i++ {
 		if s[i] == 0 {
 			return s[:i]

@@ -15,7 +15,7 @@ package rstring
 // and the line ends at its first NUL byte, since sdssplitargs takes a C
 // string.
 func SplitArgs[S ~string | ~[]byte](line S) (args []S, ok bool) {
-	line = cstring(line)
+	line = CString(line)
 	at := func(i int) byte { // the C string's bytes, NUL past the end
 		if i < len(line) {
 			return line[i]

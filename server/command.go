@@ -224,14 +224,7 @@ func arityError(cmd *command) string {
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
 // cString cuts b at its first NUL, as Redis's %s formatting of sds does.
-func cString(b []byte) []byte {
-	for i, c := range b {
-		if c == 0 {
-			return b[:i]
-		}
-	}
-	return b
-}
+func cString(b []byte) []byte { return rstring.CString(b) }
 
 // lowerInto appends b lower-cased to dst; with a stack buffer and the
 // map[string(bytes)] form, command lookup does not allocate.

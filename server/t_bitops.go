@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/aofserver/aofserver/bitops"
+	"github.com/aofserver/aofserver/rstring"
 )
 
 // Bitmap commands on string values: SETBIT, GETBIT, BITCOUNT, BITPOS and
@@ -31,15 +32,7 @@ const (
 
 // cEqFold compares an argument with an option name as C's strcasecmp on
 // the NUL-terminated argument does: anything after a NUL byte is ignored.
-func cEqFold(b []byte, s string) bool {
-	for i, ch := range b {
-		if ch == 0 {
-			b = b[:i]
-			break
-		}
-	}
-	return eqFold(b, s)
-}
+func cEqFold(b []byte, s string) bool { return rstring.EqualFold(rstring.CString(b), s) }
 
 // parseBitOffset parses a bit offset as Redis's getBitOffsetFromArgument:
 // with hash set and bits > 0 the "#N" form means N*bits. Offsets whose byte
