@@ -16,10 +16,12 @@ import (
 // "attempt to call field 'x' (a nil value)"), finding the name from the
 // raising function's bytecode: a local by its live range, else by symbolic
 // execution up to the failing instruction (getobjname). gopher-lua words
-// these errors its own way, unnamed. The error handlers (the script's,
-// pcall's, xpcall's) run before the stack unwinds (LState.PCall calls its
-// errfunc in its recover), so they read the raising frame — function,
-// instruction, registers — and word the message as Lua 5.1 would.
+// these errors its own way, unnamed. The code wording them runs before
+// the stack unwinds — the script's handler (LState.PCall calls its errfunc
+// in its recover), pcall's and xpcall's error hook (L.Panic, called as the
+// error is raised: initProtect), a coroutine's (coroutineHook) — so it
+// reads the raising frame (function, instruction, registers) and words the
+// message as Lua 5.1 would (luaReword).
 
 // luaFrameLayout holds the offsets of gopher-lua's unexported call frame
 // and register fields, read once by reflection; luaFrameLayoutOK is false

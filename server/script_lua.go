@@ -386,7 +386,11 @@ func (e *luaEngine) initProtect() {
 				}
 				lb := luaFrameLocalBase(f)
 				luaCloseUpvalues(st, lb+1)
-				if h, ok := luaRegisters(st)[lb].(*lua.LFunction); ok {
+				var h lua.LValue
+				if regs := luaRegisters(st); lb < len(regs) {
+					h = regs[lb]
+				}
+				if h, ok := h.(*lua.LFunction); ok {
 					st.Panic = luaErrErr
 					st.Push(h)
 					st.Push(v)
