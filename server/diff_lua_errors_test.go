@@ -276,6 +276,8 @@ func TestDiffLuaLibraryErrors(t *testing.T) {
 		"return tonumber('z', 36)", "return tonumber('10', 'x')",
 		"return next({}, 'nokey')", "return next({a = 1}, 'a')", "return next({1}, 1)",
 		"return rawset({}, nil, 1)", "local t = {} t[nil] = 1", "return rawset({}, 0/0, 1)",
+		"return string.gsub('a', 'a', true)", "return {pcall(string.gsub, 'a', 'a')}", "return ('abc'):gsub('b', 5)",
+		"return string.gsub('a')",
 		"return assert()", "return assert(false)", "return assert(nil, 'msg')", "return assert(1, 2, 3)",
 	} {
 		steps = append(steps, cmd("EVAL", b, "0"),

@@ -75,6 +75,17 @@ func (e *luaEngine) libraryChecks(g *lua.LTable) {
 		L.Push(lua.LString(b))
 		return 1
 	}))
+	pre(str, "gsub", func(L *lua.LState) {
+		switch v := L.Get(3).(type) {
+		case lua.LNumber: // gopher-lua's wants a string: the number's text
+			L.Replace(3, lua.LString(lualib.FmtNumber(float64(v))))
+		case lua.LString, *lua.LFunction, *lua.LTable:
+		default:
+			if L.GetTop() >= 2 { // the string and pattern are checked first
+				L.ArgError(3, "string/function/table expected")
+			}
+		}
+	})
 	tab := g.RawGetString("table").(*lua.LTable)
 	pre(tab, "insert", func(L *lua.LState) {
 		if _, ok := L.Get(1).(*lua.LTable); !ok {
