@@ -285,3 +285,31 @@ func TestDiffLuaLibraryErrors(t *testing.T) {
 	}
 	diff(t, steps)
 }
+
+// TestDiffLuaStringFormat: string.format as Lua 5.1's str_format (C's
+// sprintf per conversion, its errors).
+func TestDiffLuaStringFormat(t *testing.T) {
+	var steps [][]string
+	for _, b := range []string{
+		"return string.format('%d', 'x')", "return string.format('%s')", "return string.format()", "return string.format('%y', 1)",
+		"return string.format('%')", "return string.format('%5')", "return string.format('%-+ #0-d', 1)", "return string.format('%123d', 1)",
+		"return string.format('%1.123f', 1)",
+		"return string.format('%d %i %5d %-5d| %05d %+d % d %.3d', 1, 2.9, 3, 4, 5, 6, 7, 8)",
+		"return string.format('%d', -2.9)", "return string.format('%d', 1e300)", "return string.format('%d', '12')",
+		"return string.format('%x %X %o %u %#x %#o %#x %5x|%-5x|', 255, 255, 8, 42, 255, 8, 0, 10, 10)",
+		"return string.format('%x', -1)", "return string.format('%u', -1)", "return string.format('%+x % x', 5, 5)",
+		"return string.format('%e %E %.2e %f %.3f %10.2f|%-10.2f| %g %G %.3g %g %g %g', 1234.5, 0.00012, 3, 1/3, 2/3, 3.14159, 2.5, 123456789, 1e-10, 0.0001234, 100000, 1e6, 0.1)",
+		"return string.format('%f %e %g %5.1f %-6f| %+f', 1/0, -1/0, 0/0, 1/0, -1/0, 1/0)",
+		"return string.format('%#g %#.3g %#x', 1, 2.5, 255)",
+		"return string.format('%c%c%c', 76, 117, 97)", "return string.format('%5c|%-5c|', 65, 66)",
+		"return string.format('%q', 'a\"b\\\\c\\nd\\re\\0f')", "return string.format('%q', 1.5)",
+		"return string.format('%s %s %s', 1, 'x', 2.5)", "return string.format('%.2s|%5s|%-5s|%5.1s|', 'abc', 'ab', 'ab', 'xyz')",
+		"return string.format('%s', string.rep('x', 150))", "return string.format('%.120s', string.rep('y', 150))",
+		"return string.format('%s', 'a\\0b')", "return string.format('%s', {})", "return string.format('%d', {})",
+		"return string.format('%5.2f%%', 99.555)", "return string.format('no conversions')", "return string.format(12)",
+		"return ('%d-%d'):format(1, 2)", "return string.format('%s', nil)",
+	} {
+		steps = append(steps, cmd("EVAL", b, "0"))
+	}
+	diff(t, steps)
+}

@@ -132,6 +132,7 @@ func newLuaEngine(s *Server) *luaEngine {
 	}))
 	strLib := g.RawGetString("string").(*lua.LTable)
 	strLib.RawSetString("byte", L.NewFunction(lualib.StrByte))
+	strLib.RawSetString("format", L.NewFunction(lualib.StrFormat))
 	strLib.RawSetString("dump", L.NewFunction(luaStringDump))
 	// gopher-lua makes the string table its own metatable (it gets an
 	// __index key scripts can see); Lua 5.1's strings have a metatable
