@@ -6,6 +6,8 @@ import (
 	"strconv"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/aofserver/aofserver/rstring"
 )
 
 // The lua-cjson 2.1.0 library Redis bundles, with its configuration
@@ -368,19 +370,7 @@ func (p *jsonParser) isInvalidNumber() bool {
 		return false
 	}
 	rest := p.data[i:min(len(p.data), i+3)]
-	return len(rest) == 3 && (equalFoldASCII(rest, "inf") || equalFoldASCII(rest, "nan"))
-}
-
-func equalFoldASCII(a, b string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := 0; i < len(a); i++ {
-		if a[i]|0x20 != b[i]|0x20 {
-			return false
-		}
-	}
-	return true
+	return len(rest) == 3 && (rstring.EqualFold(rest, "inf") || rstring.EqualFold(rest, "nan"))
 }
 
 func (p *jsonParser) hasPrefix(s string) bool {
