@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"io"
 
 	lua "github.com/yuin/gopher-lua"
@@ -16,15 +17,28 @@ import (
 // entries numbered like their registers (EndScope), so its ranges end the
 // wrong variables; the ends are recomputed from the syntax tree.
 func luaCompile(L *lua.LState, r io.Reader, name string) (*lua.LFunction, error) {
-	chunk, err := parse.Parse(r, name)
+	src, err := io.ReadAll(r)
 	if err != nil {
 		return nil, &lua.ApiError{Type: lua.ApiErrorSyntax, Object: lua.LString(err.Error()), Cause: err}
 	}
-	main := &ast.FunctionExpr{ParList: &ast.ParList{HasVargs: true}, Stmts: chunk}
-	luaMarkBlocks(main, false, true)
-	proto, err := lua.Compile(main.Stmts, name)
+	parseErr := func(err error) error {
+		return &lua.ApiError{Type: lua.ApiErrorSyntax, Object: lua.LString(err.Error()), Cause: err}
+	}
+	chunk, err := parse.Parse(bytes.NewReader(src), name)
 	if err != nil {
-		return nil, &lua.ApiError{Type: lua.ApiErrorSyntax, Object: lua.LString(err.Error()), Cause: err}
+		return nil, parseErr(err)
+	}
+	main := &ast.FunctionExpr{ParList: &ast.ParList{HasVargs: true}, Stmts: chunk}
+	marked := luaMarkBlocks(main, false, true)
+	proto, err := lua.Compile(main.Stmts, name)
+	if err != nil && marked {
+		// a marker's register past the compiler's limit: the source as is
+		chunk, _ = parse.Parse(bytes.NewReader(src), name)
+		main = &ast.FunctionExpr{ParList: &ast.ParList{HasVargs: true}, Stmts: chunk}
+		proto, err = lua.Compile(main.Stmts, name)
+	}
+	if err != nil {
+		return nil, parseErr(err)
 	}
 	luaFixLocals(proto, main, false, true)
 	return L.NewFunctionFromProto(proto), nil
@@ -123,7 +137,7 @@ func (s *luaScope) lastEnds() []int {
 // a block is known when it is the last to drop one of its registers (see
 // lastEnds). The marker costs a LOADNIL of a spare register at the
 // block's exit.
-func luaMarkBlocks(f *ast.FunctionExpr, method, main bool) {
+func luaMarkBlocks(f *ast.FunctionExpr, method, main bool) (marked bool) {
 	s := &luaScope{}
 	s.walk(f, method, main)
 	known := make([]bool, len(s.events))
@@ -141,10 +155,12 @@ func luaMarkBlocks(f *ast.FunctionExpr, method, main bool) {
 		m.SetLine(list[len(list)-1].LastLine())
 		m.SetLastLine(list[len(list)-1].LastLine())
 		*ev.list = append(list, m)
+		marked = true
 	}
 	for _, fn := range s.funcs {
-		luaMarkBlocks(fn.f, fn.method, false)
+		marked = luaMarkBlocks(fn.f, fn.method, false) || marked
 	}
+	return marked
 }
 
 // luaFixLocals sets the EndPc of p's locals (and its nested functions'),

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -69,5 +70,31 @@ return f, g, x, y, s, u
 	check(proto, main, false, true)
 	if n < 15 {
 		t.Fatalf("only %d functions checked", n)
+	}
+}
+
+// TestLuaCompileMarkerAtRegisterLimit: a block-end marker that would take
+// a register past gopher-lua's limit is left out, and the chunk compiles
+// as it would without it.
+func TestLuaCompileMarkerAtRegisterLimit(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("local x0")
+	for i := 1; i < 199; i++ {
+		b.WriteString(", x" + strconv.Itoa(i))
+	}
+	b.WriteString("\ndo local a = 1 end local r = 7 return r")
+	L := lua.NewState()
+	defer L.Close()
+	if _, err := L.Load(strings.NewReader(b.String()), "plain"); err != nil {
+		t.Skipf("gopher-lua refuses the chunk itself: %v", err)
+	}
+	fn, err := luaCompile(L, strings.NewReader(b.String()), "marked")
+	if err != nil {
+		t.Fatalf("luaCompile: %v", err)
+	}
+	L.Push(fn)
+	L.Call(0, 1)
+	if got := L.Get(-1); got != lua.LNumber(7) {
+		t.Fatalf("the chunk returned %v", got)
 	}
 }
