@@ -278,6 +278,10 @@ func TestDiffLuaLibraryErrors(t *testing.T) {
 		"return rawset({}, nil, 1)", "local t = {} t[nil] = 1", "return rawset({}, 0/0, 1)",
 		"return string.gsub('a', 'a', true)", "return {pcall(string.gsub, 'a', 'a')}", "return ('abc'):gsub('b', 5)",
 		"return string.gsub('a')",
+		"return string.gsub('abc', '%w', {a = {}})", "return string.gsub('abc', '%w', {a = 1.5, b = true})",
+		"return string.gsub('abc', '%w', {a = 'A', b = false})", "return string.gsub('abc', '(%w)', function(c) return c == 'b' and 0.1 + 0.2 end)",
+		"return string.gsub('abc', '%w', function() return {} end)", "return string.gsub('a1b2', '(%a)(%d)', function(a, d) return d .. a end)",
+		"return string.gsub('abc', '()b', {[2] = 'X'})", "local ok, e = pcall(string.gsub, 'abc', '%w', {a = {}}) return e",
 		"return assert()", "return assert(false)", "return assert(nil, 'msg')", "return assert(1, 2, 3)",
 	} {
 		steps = append(steps, cmd("EVAL", b, "0"),

@@ -79,7 +79,39 @@ func (e *luaEngine) libraryChecks(g *lua.LTable) {
 		switch v := L.Get(3).(type) {
 		case lua.LNumber: // gopher-lua's wants a string: the number's text
 			L.Replace(3, lua.LString(lualib.FmtNumber(float64(v))))
-		case lua.LString, *lua.LFunction, *lua.LTable:
+		case lua.LString:
+		case *lua.LFunction, *lua.LTable:
+			// add_value: the replacement must be a string or a number
+			// (its %.14g text), nil or false keep the match
+			where := lualib.Where(L)
+			repl := v
+			L.Replace(3, L.NewFunction(func(L *lua.LState) int {
+				var r lua.LValue
+				if t, ok := repl.(*lua.LTable); ok {
+					r = L.GetTable(t, L.Get(1)) // the first capture
+				} else {
+					n := L.GetTop()
+					L.Push(repl)
+					for i := 1; i <= n; i++ {
+						L.Push(L.Get(i))
+					}
+					L.Call(n, 1)
+					r = L.Get(-1)
+				}
+				switch x := r.(type) {
+				case lua.LString:
+					L.Push(x)
+				case lua.LNumber:
+					L.Push(lua.LString(lualib.FmtNumber(float64(x))))
+				default:
+					if lua.LVIsFalse(r) {
+						L.Push(lua.LFalse)
+						break
+					}
+					L.Error(lua.LString(where+"invalid replacement value (a "+r.Type().String()+")"), 0)
+				}
+				return 1
+			}))
 		default:
 			if L.GetTop() >= 2 { // the string and pattern are checked first
 				L.ArgError(3, "string/function/table expected")
