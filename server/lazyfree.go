@@ -5,6 +5,7 @@ import (
 	"github.com/aofserver/aofserver/list"
 	"github.com/aofserver/aofserver/rdb"
 	"github.com/aofserver/aofserver/set"
+	"github.com/aofserver/aofserver/stream"
 	"github.com/aofserver/aofserver/zset"
 )
 
@@ -37,19 +38,19 @@ func (s *Server) lazyfreeEffort(v entry, max int) int {
 			return h.Len()
 		}
 	case typStream:
-		st := (*streamObj)(v.ptr)
+		st := (*stream.Stream)(v.ptr)
 		// One allocation per radix tree node (we count one per listpack
 		// node plus the root, an estimate of rax->numnodes), and per
 		// group the first group's PEL size plus one.
-		effort := len(st.nodes) + 1
-		if len(st.groups) > 0 {
-			var first *streamCG
-			for name, g := range st.groups {
-				if first == nil || name < string(first.name) {
+		effort := len(st.Nodes) + 1
+		if len(st.Groups) > 0 {
+			var first *stream.CG
+			for name, g := range st.Groups {
+				if first == nil || name < string(first.Name) {
 					first = g
 				}
 			}
-			effort += len(st.groups) * (1 + first.pel.len())
+			effort += len(st.Groups) * (1 + first.Pel.Len())
 		}
 		return effort
 	}

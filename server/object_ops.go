@@ -7,6 +7,7 @@ import (
 	"github.com/aofserver/aofserver/list"
 	"github.com/aofserver/aofserver/rdb"
 	"github.com/aofserver/aofserver/set"
+	"github.com/aofserver/aofserver/stream"
 	"github.com/aofserver/aofserver/zset"
 )
 
@@ -26,7 +27,7 @@ func objEncoding(e entry) string {
 	case typHash:
 		return (*hash.Hash)(e.ptr).Encoding()
 	case typStream:
-		return (*streamObj)(e.ptr).encoding()
+		return (*stream.Stream)(e.ptr).Encoding()
 	}
 	return "unknown"
 }
@@ -54,7 +55,7 @@ func objClone(e entry) entry {
 	case typHash:
 		out = newObjEntry(typHash, unsafe.Pointer((*hash.Hash)(e.ptr).Clone()))
 	case typStream:
-		out = newObjEntry(typStream, unsafe.Pointer((*streamObj)(e.ptr).clone()))
+		out = newObjEntry(typStream, unsafe.Pointer((*stream.Stream)(e.ptr).Clone()))
 	}
 	return out
 }
@@ -72,7 +73,7 @@ func objMemUsage(e entry) int64 {
 	case typHash:
 		return (*hash.Hash)(e.ptr).MemUsage()
 	case typStream:
-		return (*streamObj)(e.ptr).memUsage()
+		return (*stream.Stream)(e.ptr).MemUsage()
 	}
 	return 0
 }
@@ -92,7 +93,7 @@ func objToRDB(e entry) *rdb.Value {
 	case typHash:
 		return (*hash.Hash)(e.ptr).ToRDB()
 	case typStream:
-		return (*streamObj)(e.ptr).toRDB()
+		return (*stream.Stream)(e.ptr).ToRDB()
 	}
 	return nil
 }
@@ -129,7 +130,7 @@ func objLength(e entry) int {
 	case typHash:
 		return (*hash.Hash)(e.ptr).Len()
 	case typStream:
-		return (*streamObj)(e.ptr).lengthInt()
+		return (*stream.Stream)(e.ptr).LengthInt()
 	}
 	return 0
 }

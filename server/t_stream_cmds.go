@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/aofserver/aofserver/rstring"
+	"github.com/aofserver/aofserver/stream"
 )
 
 // XADD XRANGE XREVRANGE XLEN XDEL XTRIM XSETID XREAD (Redis 7.0
@@ -51,12 +52,12 @@ const errInvalidStreamID = "ERR Invalid stream ID specified as stream command ar
 // parseStreamID is streamGenericParseIDOrReply without the reply. With
 // seqGiven non-nil the "<ms>-*" form is accepted (XADD) and *seqGiven
 // reports whether the sequence was explicit.
-func parseStreamID(b []byte, missingSeq uint64, strict bool, seqGiven *bool) (streamID, bool) {
+func parseStreamID(b []byte, missingSeq uint64, strict bool, seqGiven *bool) (stream.ID, bool) {
 	if seqGiven != nil {
 		*seqGiven = true
 	}
 	if len(b) > 127 {
-		return streamID{}, false
+		return stream.ID{}, false
 	}
 	// C string semantics: an embedded NUL ends the argument.
 	for i, ch := range b {
@@ -67,12 +68,12 @@ func parseStreamID(b []byte, missingSeq uint64, strict bool, seqGiven *bool) (st
 	}
 	if len(b) == 1 && (b[0] == '-' || b[0] == '+') {
 		if strict {
-			return streamID{}, false
+			return stream.ID{}, false
 		}
 		if b[0] == '-' {
-			return streamID{}, true
+			return stream.ID{}, true
 		}
-		return streamIDMax, true
+		return stream.MaxID, true
 	}
 	dot := -1
 	for i, ch := range b {
@@ -87,7 +88,7 @@ func parseStreamID(b []byte, missingSeq uint64, strict bool, seqGiven *bool) (st
 	}
 	ms, ok := rstring.String2ull(msPart)
 	if !ok {
-		return streamID{}, false
+		return stream.ID{}, false
 	}
 	seq := missingSeq
 	if dot >= 0 {
@@ -96,13 +97,13 @@ func parseStreamID(b []byte, missingSeq uint64, strict bool, seqGiven *bool) (st
 			seq = 0
 			*seqGiven = false
 		} else if seq, ok = rstring.String2ull(rest); !ok {
-			return streamID{}, false
+			return stream.ID{}, false
 		}
 	}
-	return streamID{ms, seq}, true
+	return stream.ID{Ms: ms, Seq: seq}, true
 }
 
-func parseStreamIDOrReply(c *client, b []byte, missingSeq uint64, strict bool) (streamID, bool) {
+func parseStreamIDOrReply(c *client, b []byte, missingSeq uint64, strict bool) (stream.ID, bool) {
 	id, ok := parseStreamID(b, missingSeq, strict, nil)
 	if !ok {
 		c.err(errInvalidStreamID)
@@ -112,7 +113,7 @@ func parseStreamIDOrReply(c *client, b []byte, missingSeq uint64, strict bool) (
 
 // parseIntervalID is streamParseIntervalIDOrReply: "(" makes the bound
 // exclusive (and strict).
-func parseIntervalID(c *client, b []byte, missingSeq uint64) (id streamID, exclude, ok bool) {
+func parseIntervalID(c *client, b []byte, missingSeq uint64) (id stream.ID, exclude, ok bool) {
 	if len(b) > 1 && b[0] == '(' {
 		id, ok = parseStreamIDOrReply(c, b[1:], missingSeq, true)
 		return id, true, ok
@@ -124,19 +125,19 @@ func parseIntervalID(c *client, b []byte, missingSeq uint64) (id streamID, exclu
 // ------------------------------------------------------------- lookups
 
 // streamRead returns key's stream for a read; wrong=true after WRONGTYPE.
-func (s *Server) streamRead(c *client, key []byte) (st *streamObj, wrong bool) {
-	return lookupReadTyped[streamObj](s, c, key, typStream)
+func (s *Server) streamRead(c *client, key []byte) (st *stream.Stream, wrong bool) {
+	return lookupReadTyped[stream.Stream](s, c, key, typStream)
 }
 
-func (s *Server) streamWrite(c *client, key []byte) (st *streamObj, wrong bool) {
-	return lookupWriteTyped[streamObj](s, c, key, typStream)
+func (s *Server) streamWrite(c *client, key []byte) (st *stream.Stream, wrong bool) {
+	return lookupWriteTyped[stream.Stream](s, c, key, typStream)
 }
 
 // -------------------------------------------------------------- XADD/XTRIM
 
 type streamAddArgs struct {
-	streamTrimArgs
-	id         streamID
+	stream.TrimArgs
+	id         stream.ID
 	idGiven    bool
 	seqGiven   bool
 	noMkCreate bool
@@ -154,14 +155,14 @@ func parseAddOrTrimArgs(c *client, argv [][]byte, a *streamAddArgs, xadd bool) i
 		case xadd && len(opt) == 1 && opt[0] == '*':
 			goto done
 		case eqFold(opt, "maxlen") && more > 0:
-			if a.strategy != trimNone {
+			if a.Strategy != stream.TrimNone {
 				c.err("ERR syntax error, MAXLEN and MINID options at the same time are not compatible")
 				return -1
 			}
-			a.approx = false
+			a.Approx = false
 			next := argv[i+1]
 			if more >= 2 && len(next) == 1 && next[0] == '~' {
-				a.approx = true
+				a.Approx = true
 				i++
 			} else if more >= 2 && len(next) == 1 && next[0] == '=' {
 				i++
@@ -175,19 +176,19 @@ func parseAddOrTrimArgs(c *client, argv [][]byte, a *streamAddArgs, xadd bool) i
 				c.err("ERR The MAXLEN argument must be >= 0.")
 				return -1
 			}
-			a.maxlen = v
+			a.Maxlen = v
 			i++
-			a.strategy = trimMaxlen
-			a.argIdx = i
+			a.Strategy = stream.TrimMaxlen
+			a.ArgIdx = i
 		case eqFold(opt, "minid") && more > 0:
-			if a.strategy != trimNone {
+			if a.Strategy != stream.TrimNone {
 				c.err("ERR syntax error, MAXLEN and MINID options at the same time are not compatible")
 				return -1
 			}
-			a.approx = false
+			a.Approx = false
 			next := argv[i+1]
 			if more >= 2 && len(next) == 1 && next[0] == '~' {
-				a.approx = true
+				a.Approx = true
 				i++
 			} else if more >= 2 && len(next) == 1 && next[0] == '=' {
 				i++
@@ -196,10 +197,10 @@ func parseAddOrTrimArgs(c *client, argv [][]byte, a *streamAddArgs, xadd bool) i
 			if !ok {
 				return -1
 			}
-			a.minid = id
+			a.MinID = id
 			i++
-			a.strategy = trimMinID
-			a.argIdx = i
+			a.Strategy = stream.TrimMinID
+			a.ArgIdx = i
 		case eqFold(opt, "limit") && more > 0:
 			v, ok := parseInt(argv[i+1])
 			if !ok {
@@ -210,7 +211,7 @@ func parseAddOrTrimArgs(c *client, argv [][]byte, a *streamAddArgs, xadd bool) i
 				c.err("ERR The LIMIT argument must be >= 0.")
 				return -1
 			}
-			a.limit = v
+			a.Limit = v
 			limitGiven = true
 			i++
 		case xadd && eqFold(opt, "nomkstream"):
@@ -230,41 +231,41 @@ func parseAddOrTrimArgs(c *client, argv [][]byte, a *streamAddArgs, xadd bool) i
 		}
 	}
 done:
-	if a.limit != 0 && a.strategy == trimNone {
+	if a.Limit != 0 && a.Strategy == stream.TrimNone {
 		c.err("ERR syntax error, LIMIT cannot be used without specifying a trimming strategy")
 		return -1
 	}
-	if !xadd && a.strategy == trimNone {
+	if !xadd && a.Strategy == stream.TrimNone {
 		c.err("ERR syntax error, XTRIM must be called with a trimming strategy")
 		return -1
 	}
 	if c.srv.loading {
-		a.limit = 0 // the AOF carries the exact threshold
+		a.Limit = 0 // the AOF carries the exact threshold
 	} else if limitGiven {
-		if !a.approx {
+		if !a.Approx {
 			c.err("ERR syntax error, LIMIT cannot be used without the special ~ option")
 			return -1
 		}
-	} else if a.approx {
+	} else if a.Approx {
 		// 100 nodes' worth, within Redis's bounds
-		a.limit = min(max(100*c.srv.cfg.StreamNodeMaxEntries, 0), 1000000)
-		if a.limit <= 0 {
-			a.limit = 10000
+		a.Limit = min(max(100*c.srv.cfg.StreamNodeMaxEntries, 0), 1000000)
+		if a.Limit <= 0 {
+			a.Limit = 10000
 		}
 	} else {
-		a.limit = 0
+		a.Limit = 0
 	}
 	return i
 }
 
 // trimRewrite makes the propagated form carry "=" and the exact resulting
 // threshold (streamRewriteApproxSpecifier + streamRewriteTrimArgument).
-func trimRewrite(pa [][]byte, st *streamObj, a *streamTrimArgs) {
-	pa[a.argIdx-1] = []byte("=")
-	if a.strategy == trimMaxlen {
-		pa[a.argIdx] = formatInt(int64(st.length))
+func trimRewrite(pa [][]byte, st *stream.Stream, a *stream.TrimArgs) {
+	pa[a.ArgIdx-1] = []byte("=")
+	if a.Strategy == stream.TrimMaxlen {
+		pa[a.ArgIdx] = formatInt(int64(st.Length))
 	} else {
-		pa[a.argIdx] = st.edgeID(true, false).bytes()
+		pa[a.ArgIdx] = st.EdgeID(true, false).Bytes()
 	}
 }
 
@@ -280,7 +281,7 @@ func xaddCommand(c *client, argv [][]byte) {
 		c.err("ERR wrong number of arguments for 'xadd' command")
 		return
 	}
-	if a.idGiven && a.seqGiven && a.id.isZero() {
+	if a.idGiven && a.seqGiven && a.id.IsZero() {
 		c.err("ERR The ID specified in XADD must be greater than 0-0")
 		return
 	}
@@ -294,36 +295,36 @@ func xaddCommand(c *client, argv [][]byte) {
 			c.nullBulk()
 			return
 		}
-		st = newStream()
+		st = stream.New()
 		s.addKey(c.db, key, newStreamEntry(st))
 	}
-	if st.lastID == streamIDMax {
+	if st.LastID == stream.MaxID {
 		c.err("ERR The stream has exhausted the last possible ID, unable to add more items")
 		return
 	}
-	var id streamID
+	var id stream.ID
 	switch {
 	case !a.idGiven:
 		ms := uint64(s.nowMs())
-		if ms > st.lastID.ms {
-			id = streamID{ms, 0}
+		if ms > st.LastID.Ms {
+			id = stream.ID{Ms: ms, Seq: 0}
 		} else {
-			id, _ = st.lastID.incr()
+			id, _ = st.LastID.Incr()
 		}
 	case a.seqGiven:
 		id = a.id
 	default:
-		if st.lastID.ms == a.id.ms {
-			if st.lastID.seq == math.MaxUint64 {
+		if st.LastID.Ms == a.id.Ms {
+			if st.LastID.Seq == math.MaxUint64 {
 				c.err("ERR The ID specified in XADD is equal or smaller than the target stream top item")
 				return
 			}
-			id = streamID{a.id.ms, st.lastID.seq + 1}
+			id = stream.ID{Ms: a.id.Ms, Seq: st.LastID.Seq + 1}
 		} else {
 			id = a.id
 		}
 	}
-	if id.cmp(st.lastID) <= 0 {
+	if id.Cmp(st.LastID) <= 0 {
 		c.err("ERR The ID specified in XADD is equal or smaller than the target stream top item")
 		return
 	}
@@ -331,26 +332,26 @@ func xaddCommand(c *client, argv [][]byte) {
 	for _, b := range argv[fieldPos:] {
 		tot += len(b)
 	}
-	if tot > streamListpackMax {
+	if tot > stream.ListpackMax {
 		c.err("ERR Elements are too large to be stored")
 		return
 	}
-	st.appendItem(id, argv[fieldPos:], s.streamNodeLimits())
+	st.AppendItem(id, argv[fieldPos:], s.streamNodeLimits())
 	c.streamID(id)
 	s.signalModifiedKey(c.db, key)
 	s.notify(notifyStream, "xadd", key, c.db.id)
 	s.dirty++
 	pa := rstring.CloneArgv(argv)
-	if a.strategy != trimNone {
-		if st.trim(&a.streamTrimArgs) > 0 {
+	if a.Strategy != stream.TrimNone {
+		if st.Trim(&a.TrimArgs) > 0 {
 			s.notify(notifyStream, "xtrim", key, c.db.id)
 		}
-		if a.approx {
-			trimRewrite(pa, st, &a.streamTrimArgs)
+		if a.Approx {
+			trimRewrite(pa, st, &a.TrimArgs)
 		}
 	}
 	if !a.idGiven || !a.seqGiven {
-		pa[idpos] = id.bytes()
+		pa[idpos] = id.Bytes()
 	}
 	c.rewriteArgv(pa...)
 	s.signalKeyAsReady(c.db, key)
@@ -370,12 +371,12 @@ func xtrimCommand(c *client, argv [][]byte) {
 		c.integer(0)
 		return
 	}
-	deleted := st.trim(&a.streamTrimArgs)
+	deleted := st.Trim(&a.TrimArgs)
 	if deleted > 0 {
 		s.notify(notifyStream, "xtrim", argv[1], c.db.id)
-		if a.approx {
+		if a.Approx {
 			pa := rstring.CloneArgv(argv)
-			trimRewrite(pa, st, &a.streamTrimArgs)
+			trimRewrite(pa, st, &a.TrimArgs)
 			c.rewriteArgv(pa...)
 		}
 		s.signalModifiedKey(c.db, argv[1])
@@ -387,11 +388,11 @@ func xtrimCommand(c *client, argv [][]byte) {
 // ------------------------------------------------------------ XRANGE etc.
 
 // replyEntry emits [id, [f, v, ...]].
-func (c *client) streamEntry(nd *streamNode, e *streamEntry) {
+func (c *client) streamEntry(nd *stream.Node, e *stream.Entry) {
 	c.arrayLen(2)
-	c.streamID(e.id)
-	c.arrayLen(2 * nd.numFields(e))
-	nd.eachField(e, func(f, v []byte) {
+	c.streamID(e.ID)
+	c.arrayLen(2 * nd.NumFields(e))
+	nd.EachField(e, func(f, v []byte) {
 		c.bulk(f)
 		c.bulk(v)
 	})
@@ -410,7 +411,7 @@ func xrangeGeneric(c *client, argv [][]byte, rev bool) {
 		return
 	}
 	if startEx {
-		if start, ok = start.incr(); !ok {
+		if start, ok = start.Incr(); !ok {
 			c.err("ERR invalid start ID for the interval")
 			return
 		}
@@ -420,7 +421,7 @@ func xrangeGeneric(c *client, argv [][]byte, rev bool) {
 		return
 	}
 	if endEx {
-		if end, ok = end.decr(); !ok {
+		if end, ok = end.Decr(); !ok {
 			c.err("ERR invalid end ID for the interval")
 			return
 		}
@@ -459,21 +460,21 @@ func xrangeGeneric(c *client, argv [][]byte, rev bool) {
 }
 
 // streamReplyRange emits the entries in [start,end] (count <= 0: all).
-func streamReplyRange(c *client, st *streamObj, start, end streamID, count int64, rev bool) int {
+func streamReplyRange(c *client, st *stream.Stream, start, end stream.ID, count int64, rev bool) int {
 	type ref struct {
-		nd *streamNode
-		e  *streamEntry
+		nd *stream.Node
+		e  *stream.Entry
 	}
 	var list []ref
-	fn := func(nd *streamNode, e *streamEntry) bool {
+	fn := func(nd *stream.Node, e *stream.Entry) bool {
 		list = append(list, ref{nd, e})
 		return count <= 0 || int64(len(list)) < count
 	}
-	if start.cmp(end) <= 0 || rev {
+	if start.Cmp(end) <= 0 || rev {
 		if rev {
-			st.rangeRev(start, end, fn)
+			st.RangeRev(start, end, fn)
 		} else {
-			st.rangeFwd(start, end, fn)
+			st.RangeFwd(start, end, fn)
 		}
 	}
 	c.arrayLen(len(list))
@@ -492,7 +493,7 @@ func xlenCommand(c *client, argv [][]byte) {
 		c.integer(0)
 		return
 	}
-	c.integer(int64(st.length))
+	c.integer(int64(st.Length))
 }
 
 func xdelCommand(c *client, argv [][]byte) {
@@ -505,7 +506,7 @@ func xdelCommand(c *client, argv [][]byte) {
 		c.integer(0)
 		return
 	}
-	ids := make([]streamID, 0, len(argv)-2)
+	ids := make([]stream.ID, 0, len(argv)-2)
 	for _, a := range argv[2:] {
 		id, ok := parseStreamIDOrReply(c, a, 0, true)
 		if !ok {
@@ -516,21 +517,21 @@ func xdelCommand(c *client, argv [][]byte) {
 	deleted := 0
 	firstEntry := false
 	for _, id := range ids {
-		if st.deleteItem(id) {
-			if id == st.firstID {
+		if st.DeleteItem(id) {
+			if id == st.FirstID {
 				firstEntry = true
 			}
-			if id.cmp(st.maxDeletedID) > 0 {
-				st.maxDeletedID = id
+			if id.Cmp(st.MaxDeletedID) > 0 {
+				st.MaxDeletedID = id
 			}
 			deleted++
 		}
 	}
 	if deleted > 0 {
-		if st.length == 0 {
-			st.firstID = streamID{}
+		if st.Length == 0 {
+			st.FirstID = stream.ID{}
 		} else if firstEntry {
-			st.firstID = st.edgeID(true, true)
+			st.FirstID = st.EdgeID(true, true)
 		}
 		s.signalModifiedKey(c.db, argv[1])
 		s.notify(notifyStream, "xdel", argv[1], c.db.id)
@@ -545,7 +546,7 @@ func xsetidCommand(c *client, argv [][]byte) {
 	if !ok {
 		return
 	}
-	var maxXdel streamID
+	var maxXdel stream.ID
 	entriesAdded := int64(-1)
 	for i := 3; i < len(argv); {
 		more := len(argv) - 1 - i
@@ -567,7 +568,7 @@ func xsetidCommand(c *client, argv [][]byte) {
 			if !ok {
 				return
 			}
-			if id.cmp(v) < 0 {
+			if id.Cmp(v) < 0 {
 				c.err("ERR The ID specified in XSETID is smaller than the provided max_deleted_entry_id")
 				return
 			}
@@ -586,26 +587,26 @@ func xsetidCommand(c *client, argv [][]byte) {
 		c.err("ERR no such key")
 		return
 	}
-	if st.length > 0 {
-		if id.cmp(st.lastValidID()) < 0 {
+	if st.Length > 0 {
+		if id.Cmp(st.LastValidID()) < 0 {
 			c.err("ERR The ID specified in XSETID is smaller than the target stream top item")
 			return
 		}
-		if entriesAdded != -1 && st.length > uint64(entriesAdded) {
+		if entriesAdded != -1 && st.Length > uint64(entriesAdded) {
 			c.err("ERR The entries_added specified in XSETID is smaller than the target stream length")
 			return
 		}
 	}
-	if id.cmp(st.maxDeletedID) < 0 {
+	if id.Cmp(st.MaxDeletedID) < 0 {
 		c.err("ERR The ID specified in XSETID is smaller than current max_deleted_entry_id")
 		return
 	}
-	st.lastID = id
+	st.LastID = id
 	if entriesAdded != -1 {
-		st.entriesAdded = uint64(entriesAdded)
+		st.EntriesAdded = uint64(entriesAdded)
 	}
-	if !maxXdel.isZero() {
-		st.maxDeletedID = maxXdel
+	if !maxXdel.IsZero() {
+		st.MaxDeletedID = maxXdel
 	}
 	c.ok()
 	s.signalModifiedKey(c.db, argv[1])
@@ -725,7 +726,7 @@ func xreadGeneric(c *client, argv [][]byte, xreadgroup bool) {
 		c.preventPropagation()
 	}
 	keys := argv[a.streamsArg : a.streamsArg+a.nstreams]
-	ids := make([]streamID, a.nstreams)
+	ids := make([]stream.ID, a.nstreams)
 	for i := 0; i < a.nstreams; i++ {
 		key := keys[i]
 		idArg := argv[a.streamsArg+a.nstreams+i]
@@ -734,7 +735,7 @@ func xreadGeneric(c *client, argv [][]byte, xreadgroup bool) {
 			return
 		}
 		if a.group != nil {
-			if st == nil || st.lookupCG(a.group) == nil {
+			if st == nil || st.LookupCG(a.group) == nil {
 				c.err("NOGROUP No such key '" + string(key) + "' or consumer group '" + string(a.group) + "' in XREADGROUP with GROUP option")
 				return
 			}
@@ -745,7 +746,7 @@ func xreadGeneric(c *client, argv [][]byte, xreadgroup bool) {
 				return
 			}
 			if st != nil {
-				ids[i] = st.lastID
+				ids[i] = st.LastID
 			}
 			continue
 		}
@@ -754,7 +755,7 @@ func xreadGeneric(c *client, argv [][]byte, xreadgroup bool) {
 				c.err("ERR The > ID can be specified only when calling XREADGROUP using the GROUP <group> <consumer> option.")
 				return
 			}
-			ids[i] = streamIDMax
+			ids[i] = stream.MaxID
 			continue
 		}
 		id, ok := parseStreamIDOrReply(c, idArg, 0, true)
@@ -775,20 +776,20 @@ func xreadGeneric(c *client, argv [][]byte, xreadgroup bool) {
 			continue
 		}
 		gt := ids[i]
-		var g *streamCG
+		var g *stream.CG
 		sync, history := false, false
 		if a.group != nil {
-			g = st.lookupCG(a.group)
-			if gt != streamIDMax {
+			g = st.LookupCG(a.group)
+			if gt != stream.MaxID {
 				sync, history = true, true
-			} else if st.length > 0 {
-				if st.lastValidID().cmp(g.lastID) > 0 {
+			} else if st.Length > 0 {
+				if st.LastValidID().Cmp(g.LastID) > 0 {
 					sync = true
-					gt = g.lastID
+					gt = g.LastID
 				}
 			}
-		} else if st.length > 0 {
-			if st.lastValidID().cmp(gt) > 0 {
+		} else if st.Length > 0 {
+			if st.LastValidID().Cmp(gt) > 0 {
 				sync = true
 			}
 		}
@@ -796,7 +797,7 @@ func xreadGeneric(c *client, argv [][]byte, xreadgroup bool) {
 			continue
 		}
 		served++
-		start, _ := gt.incr()
+		start, _ := gt.Incr()
 		if c.resp == 2 {
 			c.arrayLen(2)
 		}
@@ -806,7 +807,7 @@ func xreadGeneric(c *client, argv [][]byte, xreadgroup bool) {
 			s.xreadgroupServe(c, st, keys[i], g, a.group, a.consumer, start, a.count, a.noack, history, false)
 			s.dirty++
 		} else {
-			streamReplyRange(c, st, start, streamIDMax, a.count, false)
+			streamReplyRange(c, st, start, stream.MaxID, a.count, false)
 		}
 	}
 	body = c.out
@@ -845,7 +846,7 @@ func xreadGeneric(c *client, argv [][]byte, xreadgroup bool) {
 
 // serveBlockedStream is serveClientsBlockedOnStreamKey for one client: it
 // serves the key that became ready, if it has data for the client.
-func (s *Server) serveBlockedStream(c *client, argv [][]byte, later bool, ids []streamID, group, consumer []byte, count int64, noack bool) bool {
+func (s *Server) serveBlockedStream(c *client, argv [][]byte, later bool, ids []stream.ID, group, consumer []byte, count int64, noack bool) bool {
 	bs := c.block
 	if !later || bs == nil {
 		return false
@@ -872,21 +873,21 @@ func (s *Server) serveBlockedStream(c *client, argv [][]byte, later bool, ids []
 		}
 		return false
 	}
-	st := (*streamObj)(e.ptr)
+	st := (*stream.Stream)(e.ptr)
 	gt := ids[idx]
-	var g *streamCG
+	var g *stream.CG
 	if group != nil {
-		g = st.lookupCG(group)
+		g = st.LookupCG(group)
 		if g == nil {
 			c.err("NOGROUP the consumer group this client was blocked on no longer exists")
 			return true
 		}
-		gt = g.lastID
+		gt = g.LastID
 	}
-	if st.lastID.cmp(gt) <= 0 {
+	if st.LastID.Cmp(gt) <= 0 {
 		return false
 	}
-	start, _ := gt.incr()
+	start, _ := gt.Incr()
 	if c.resp == 2 {
 		c.arrayLen(1)
 		c.arrayLen(2)
@@ -902,7 +903,7 @@ func (s *Server) serveBlockedStream(c *client, argv [][]byte, later bool, ids []
 		s.flushPropagation(true)
 		s.dirty++
 	} else {
-		streamReplyRange(c, st, start, streamIDMax, count, false)
+		streamReplyRange(c, st, start, stream.MaxID, count, false)
 	}
 	return true
 }

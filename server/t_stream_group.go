@@ -1,6 +1,10 @@
 package server
 
-import "math"
+import (
+	"math"
+
+	"github.com/aofserver/aofserver/stream"
+)
 
 // Consumer groups: XGROUP, XREADGROUP, XACK, XPENDING, XCLAIM, XAUTOCLAIM
 // (Redis 7.0 t_stream.c), with the same propagation: delivered entries
@@ -31,19 +35,19 @@ func init() {
 func xreadgroupCommand(c *client, argv [][]byte) { xreadGeneric(c, argv, true) }
 
 // propagateXCLAIM is streamPropagateXCLAIM.
-func (s *Server) propagateXCLAIM(c *client, key []byte, g *streamCG, id streamID, n *streamNACK) {
+func (s *Server) propagateXCLAIM(c *client, key []byte, g *stream.CG, id stream.ID, n *stream.NACK) {
 	s.propagate(c.db.id, [][]byte{
-		[]byte("XCLAIM"), cloneBytes(key), cloneBytes(g.name), cloneBytes(n.consumer.name), []byte("0"), id.bytes(),
-		[]byte("TIME"), formatInt(n.deliveryTime), []byte("RETRYCOUNT"), formatInt(int64(n.deliveryCount)),
-		[]byte("FORCE"), []byte("JUSTID"), []byte("LASTID"), g.lastID.bytes(),
+		[]byte("XCLAIM"), cloneBytes(key), cloneBytes(g.Name), cloneBytes(n.Consumer.Name), []byte("0"), id.Bytes(),
+		[]byte("TIME"), formatInt(n.DeliveryTime), []byte("RETRYCOUNT"), formatInt(int64(n.DeliveryCount)),
+		[]byte("FORCE"), []byte("JUSTID"), []byte("LASTID"), g.LastID.Bytes(),
 	})
 }
 
 // propagateGroupID is streamPropagateGroupID.
-func (s *Server) propagateGroupID(c *client, key []byte, g *streamCG) {
+func (s *Server) propagateGroupID(c *client, key []byte, g *stream.CG) {
 	s.propagate(c.db.id, [][]byte{
-		[]byte("XGROUP"), []byte("SETID"), cloneBytes(key), cloneBytes(g.name), g.lastID.bytes(),
-		[]byte("ENTRIESREAD"), formatInt(g.entriesRead),
+		[]byte("XGROUP"), []byte("SETID"), cloneBytes(key), cloneBytes(g.Name), g.LastID.Bytes(),
+		[]byte("ENTRIESREAD"), formatInt(g.EntriesRead),
 	})
 }
 
@@ -54,11 +58,11 @@ func (s *Server) propagateConsumerCreation(c *client, key, group, consumer []byt
 
 // xreadgroupServe emits one stream's entries for XREADGROUP (the
 // streamReplyWithRange / streamReplyWithRangeFromConsumerPEL part).
-func (s *Server) xreadgroupServe(c *client, st *streamObj, key []byte, g *streamCG, group, consumerName []byte, start streamID, count int64, noack, history, later bool) {
+func (s *Server) xreadgroupServe(c *client, st *stream.Stream, key []byte, g *stream.CG, group, consumerName []byte, start stream.ID, count int64, noack, history, later bool) {
 	now := s.nowMs()
-	cons := g.lookupConsumer(consumerName, true, now)
+	cons := g.LookupConsumer(consumerName, true, now)
 	if cons == nil {
-		cons = g.createConsumer(consumerName, now)
+		cons = g.CreateConsumer(consumerName, now)
 		s.dirty++
 		s.notify(notifyStream, "xgroup-createconsumer", key, c.db.id)
 		if noack {
@@ -67,19 +71,19 @@ func (s *Server) xreadgroupServe(c *client, st *streamObj, key []byte, g *stream
 	}
 	if history {
 		type item struct {
-			id streamID
-			nd *streamNode
-			e  *streamEntry
+			id stream.ID
+			nd *stream.Node
+			e  *stream.Entry
 		}
 		var items []item
-		cons.pel.each(start, func(id streamID, n *streamNACK) bool {
+		cons.Pel.Each(start, func(id stream.ID, n *stream.NACK) bool {
 			if count > 0 && int64(len(items)) >= count {
 				return false
 			}
-			nd, e := st.lookup(id)
+			nd, e := st.Lookup(id)
 			if e != nil {
-				n.deliveryTime = now
-				n.deliveryCount++
+				n.DeliveryTime = now
+				n.DeliveryCount++
 			}
 			items = append(items, item{id, nd, e})
 			return true
@@ -97,38 +101,38 @@ func (s *Server) xreadgroupServe(c *client, st *streamObj, key []byte, g *stream
 		return
 	}
 	type ref struct {
-		nd *streamNode
-		e  *streamEntry
+		nd *stream.Node
+		e  *stream.Entry
 	}
 	var list []ref
 	propagateLastID := false
-	st.rangeFwd(start, streamIDMax, func(nd *streamNode, e *streamEntry) bool {
-		if e.id.cmp(g.lastID) > 0 {
-			if g.entriesRead != scgInvalidEntriesRead && !st.rangeHasTombstones(e.id, nil) {
-				g.entriesRead++
-			} else if st.entriesAdded != 0 {
-				g.entriesRead = st.estimateDistance(e.id)
+	st.RangeFwd(start, stream.MaxID, func(nd *stream.Node, e *stream.Entry) bool {
+		if e.ID.Cmp(g.LastID) > 0 {
+			if g.EntriesRead != stream.InvalidEntriesRead && !st.RangeHasTombstones(e.ID, nil) {
+				g.EntriesRead++
+			} else if st.EntriesAdded != 0 {
+				g.EntriesRead = st.EstimateDistance(e.ID)
 			}
-			g.lastID = e.id
+			g.LastID = e.ID
 			// Redis 7.0 logs the group position only with NOACK; otherwise
 			// the XCLAIMs carry it (LASTID).
 			propagateLastID = noack
 		}
 		list = append(list, ref{nd, e})
 		if !noack {
-			n := g.pel.get(e.id)
+			n := g.Pel.Get(e.ID)
 			if n == nil {
-				n = &streamNACK{deliveryTime: now, deliveryCount: 1, consumer: cons}
-				g.pel.insert(e.id, n)
-				cons.pel.insert(e.id, n)
+				n = &stream.NACK{DeliveryTime: now, DeliveryCount: 1, Consumer: cons}
+				g.Pel.Insert(e.ID, n)
+				cons.Pel.Insert(e.ID, n)
 			} else {
-				n.consumer.pel.remove(e.id)
-				n.consumer = cons
-				n.deliveryTime = now
-				n.deliveryCount = 1
-				cons.pel.insert(e.id, n)
+				n.Consumer.Pel.Remove(e.ID)
+				n.Consumer = cons
+				n.DeliveryTime = now
+				n.DeliveryCount = 1
+				cons.Pel.Insert(e.ID, n)
 			}
-			s.propagateXCLAIM(c, key, g, e.id, n)
+			s.propagateXCLAIM(c, key, g, e.ID, n)
 		}
 		return count <= 0 || int64(len(list)) < count
 	})
@@ -173,9 +177,9 @@ func xgroupCommand(c *client, argv [][]byte) {
 	s := c.srv
 	opt := argv[1]
 	mkstream := false
-	entriesRead := int64(scgInvalidEntriesRead)
-	var st *streamObj
-	var cg *streamCG
+	entriesRead := int64(stream.InvalidEntriesRead)
+	var st *stream.Stream
+	var cg *stream.CG
 	isCreate := eqFold(opt, "create")
 	if len(argv) >= 4 {
 		if isCreate || eqFold(opt, "setid") {
@@ -190,7 +194,7 @@ func xgroupCommand(c *client, argv [][]byte) {
 						c.errNotInt()
 						return
 					}
-					if v < 0 && v != scgInvalidEntriesRead {
+					if v < 0 && v != stream.InvalidEntriesRead {
 						c.err("ERR value for ENTRIESREAD must be positive or -1")
 						return
 					}
@@ -212,7 +216,7 @@ func xgroupCommand(c *client, argv [][]byte) {
 				c.err("ERR The XGROUP subcommand requires the key to exist. Note that for CREATE you may want to use the MKSTREAM option to create an empty stream automatically.")
 				return
 			}
-			cg = st.lookupCG(argv[3])
+			cg = st.LookupCG(argv[3])
 			if cg == nil && (eqFold(opt, "setid") || eqFold(opt, "createconsumer") || eqFold(opt, "delconsumer")) {
 				c.err("NOGROUP No such consumer group '" + string(argv[3]) + "' for key name '" + string(argv[2]) + "'")
 				return
@@ -222,10 +226,10 @@ func xgroupCommand(c *client, argv [][]byte) {
 	key := argv[2]
 	switch {
 	case isCreate && len(argv) >= 5 && len(argv) <= 8:
-		var id streamID
+		var id stream.ID
 		if len(argv[4]) == 1 && argv[4][0] == '$' {
 			if st != nil {
-				id = st.lastID
+				id = st.LastID
 			}
 		} else {
 			var ok bool
@@ -234,11 +238,11 @@ func xgroupCommand(c *client, argv [][]byte) {
 			}
 		}
 		if st == nil {
-			st = newStream()
+			st = stream.New()
 			s.addKey(c.db, key, newStreamEntry(st))
 			s.signalModifiedKey(c.db, key)
 		}
-		if st.createCG(argv[3], id, entriesRead) != nil {
+		if st.CreateCG(argv[3], id, entriesRead) != nil {
 			c.ok()
 			s.dirty++
 			s.notify(notifyStream, "xgroup-create", key, c.db.id)
@@ -246,23 +250,23 @@ func xgroupCommand(c *client, argv [][]byte) {
 			c.err("BUSYGROUP Consumer Group name already exists")
 		}
 	case eqFold(opt, "setid") && (len(argv) == 5 || len(argv) == 7):
-		var id streamID
+		var id stream.ID
 		if len(argv[4]) == 1 && argv[4][0] == '$' {
-			id = st.lastID
+			id = st.LastID
 		} else {
 			var ok bool
 			if id, ok = parseStreamIDOrReply(c, argv[4], 0, false); !ok {
 				return
 			}
 		}
-		cg.lastID = id
-		cg.entriesRead = entriesRead
+		cg.LastID = id
+		cg.EntriesRead = entriesRead
 		c.ok()
 		s.dirty++
 		s.notify(notifyStream, "xgroup-setid", key, c.db.id)
 	case eqFold(opt, "destroy") && len(argv) == 4:
 		if cg != nil {
-			delete(st.groups, string(argv[3]))
+			delete(st.Groups, string(argv[3]))
 			c.integer(1)
 			s.dirty++
 			s.notify(notifyStream, "xgroup-destroy", key, c.db.id)
@@ -272,7 +276,7 @@ func xgroupCommand(c *client, argv [][]byte) {
 			c.integer(0)
 		}
 	case eqFold(opt, "createconsumer") && len(argv) == 5:
-		if cg.createConsumer(argv[4], s.nowMs()) != nil {
+		if cg.CreateConsumer(argv[4], s.nowMs()) != nil {
 			s.dirty++
 			s.notify(notifyStream, "xgroup-createconsumer", key, c.db.id)
 			c.integer(1)
@@ -281,8 +285,8 @@ func xgroupCommand(c *client, argv [][]byte) {
 		}
 	case eqFold(opt, "delconsumer") && len(argv) == 5:
 		pending := 0
-		if cg.lookupConsumer(argv[4], false, 0) != nil {
-			pending = cg.delConsumer(argv[4])
+		if cg.LookupConsumer(argv[4], false, 0) != nil {
+			pending = cg.DelConsumer(argv[4])
 			s.dirty++
 			s.notify(notifyStream, "xgroup-delconsumer", key, c.db.id)
 		}
@@ -304,7 +308,7 @@ func xackCommand(c *client, argv [][]byte) {
 		c.integer(0)
 		return
 	}
-	ids := make([]streamID, 0, len(argv)-3)
+	ids := make([]stream.ID, 0, len(argv)-3)
 	for _, a := range argv[3:] {
 		id, ok := parseStreamIDOrReply(c, a, 0, true)
 		if !ok {
@@ -318,9 +322,9 @@ func xackCommand(c *client, argv [][]byte) {
 	}
 	acked := 0
 	for _, id := range ids {
-		if n := g.pel.get(id); n != nil {
-			g.pel.remove(id)
-			n.consumer.pel.remove(id)
+		if n := g.Pel.Get(id); n != nil {
+			g.Pel.Remove(id)
+			n.Consumer.Pel.Remove(id)
 			acked++
 			s.dirty++
 		}
@@ -337,7 +341,7 @@ func xpendingCommand(c *client, argv [][]byte) {
 		c.errSyntax()
 		return
 	}
-	var start, end streamID
+	var start, end stream.ID
 	var count, minIdle int64
 	var consumerName []byte
 	if len(argv) >= 6 {
@@ -369,7 +373,7 @@ func xpendingCommand(c *client, argv [][]byte) {
 			return
 		}
 		if ex {
-			if start, ok = start.incr(); !ok {
+			if start, ok = start.Incr(); !ok {
 				c.err("ERR invalid start ID for the interval")
 				return
 			}
@@ -378,7 +382,7 @@ func xpendingCommand(c *client, argv [][]byte) {
 			return
 		}
 		if ex {
-			if end, ok = end.decr(); !ok {
+			if end, ok = end.Decr(); !ok {
 				c.err("ERR invalid end ID for the interval")
 				return
 			}
@@ -397,52 +401,52 @@ func xpendingCommand(c *client, argv [][]byte) {
 	}
 	if justInfo {
 		c.arrayLen(4)
-		c.integer(int64(g.pel.len()))
-		if g.pel.len() == 0 {
+		c.integer(int64(g.Pel.Len()))
+		if g.Pel.Len() == 0 {
 			c.nullBulk()
 			c.nullBulk()
 			c.nullArray()
 			return
 		}
-		first, _ := g.pel.first()
-		last, _ := g.pel.last()
+		first, _ := g.Pel.First()
+		last, _ := g.Pel.Last()
 		c.streamID(first)
 		c.streamID(last)
-		var cs []*streamConsumer
-		for _, cons := range g.sortedConsumers() {
-			if cons.pel.len() > 0 {
+		var cs []*stream.Consumer
+		for _, cons := range g.SortedConsumers() {
+			if cons.Pel.Len() > 0 {
 				cs = append(cs, cons)
 			}
 		}
 		c.arrayLen(len(cs))
 		for _, cons := range cs {
 			c.arrayLen(2)
-			c.bulk(cons.name)
-			c.bulkInt(int64(cons.pel.len()))
+			c.bulk(cons.Name)
+			c.bulkInt(int64(cons.Pel.Len()))
 		}
 		return
 	}
-	pel := g.pel
+	pel := g.Pel
 	if consumerName != nil {
-		cons := g.lookupConsumer(consumerName, false, 0)
+		cons := g.LookupConsumer(consumerName, false, 0)
 		if cons == nil {
 			c.emptyArray()
 			return
 		}
-		pel = cons.pel
+		pel = cons.Pel
 	}
 	now := s.nowMs()
 	type item struct {
-		id streamID
-		n  *streamNACK
+		id stream.ID
+		n  *stream.NACK
 	}
 	var items []item
 	if count > 0 {
-		pel.each(start, func(id streamID, n *streamNACK) bool {
-			if id.cmp(end) > 0 {
+		pel.Each(start, func(id stream.ID, n *stream.NACK) bool {
+			if id.Cmp(end) > 0 {
 				return false
 			}
-			if minIdle != 0 && now-n.deliveryTime < minIdle {
+			if minIdle != 0 && now-n.DeliveryTime < minIdle {
 				return true
 			}
 			items = append(items, item{id, n})
@@ -453,13 +457,13 @@ func xpendingCommand(c *client, argv [][]byte) {
 	for _, it := range items {
 		c.arrayLen(4)
 		c.streamID(it.id)
-		c.bulk(it.n.consumer.name)
-		elapsed := now - it.n.deliveryTime
+		c.bulk(it.n.Consumer.Name)
+		elapsed := now - it.n.DeliveryTime
 		if elapsed < 0 {
 			elapsed = 0
 		}
 		c.integer(elapsed)
-		c.integer(int64(it.n.deliveryCount))
+		c.integer(int64(it.n.DeliveryCount))
 	}
 }
 
@@ -483,7 +487,7 @@ func xclaimCommand(c *client, argv [][]byte) {
 	if minIdle < 0 {
 		minIdle = 0
 	}
-	var ids []streamID
+	var ids []stream.ID
 	j := 5
 	for ; j < len(argv); j++ {
 		id, ok := parseStreamID(argv[j], 0, true, nil)
@@ -496,7 +500,7 @@ func xclaimCommand(c *client, argv [][]byte) {
 	retryCount := int64(-1)
 	deliveryTime := int64(-1)
 	force, justID := false, false
-	var lastID streamID
+	var lastID stream.ID
 	propagateLastID := false
 	for ; j < len(argv); j++ {
 		more := len(argv) - 1 - j
@@ -536,7 +540,7 @@ func xclaimCommand(c *client, argv [][]byte) {
 			if !ok {
 				return
 			}
-			if id.cmp(g.lastID) > 0 {
+			if id.Cmp(g.LastID) > 0 {
 				lastID = id
 			}
 		default:
@@ -547,8 +551,8 @@ func xclaimCommand(c *client, argv [][]byte) {
 	if p := s.lookupWrite(c, argv[1]); p == nil {
 		return
 	}
-	if lastID.cmp(g.lastID) > 0 {
-		g.lastID = lastID
+	if lastID.Cmp(g.LastID) > 0 {
+		g.LastID = lastID
 		propagateLastID = true
 	}
 	if deliveryTime != -1 {
@@ -559,12 +563,12 @@ func xclaimCommand(c *client, argv [][]byte) {
 		deliveryTime = now
 	}
 	c.preventPropagation()
-	var cons *streamConsumer
+	var cons *stream.Consumer
 	var replies [][]byte
 	out := c.out
 	for _, id := range ids {
-		n := g.pel.get(id)
-		nd, e := st.lookup(id)
+		n := g.Pel.Get(id)
+		nd, e := st.Lookup(id)
 		if e == nil {
 			if n != nil {
 				s.dropPending(c, argv[1], g, id, n)
@@ -573,13 +577,13 @@ func xclaimCommand(c *client, argv [][]byte) {
 			continue
 		}
 		if force && n == nil {
-			n = &streamNACK{deliveryTime: now, deliveryCount: 1}
-			g.pel.insert(id, n)
+			n = &stream.NACK{DeliveryTime: now, DeliveryCount: 1}
+			g.Pel.Insert(id, n)
 		}
 		if n == nil {
 			continue
 		}
-		if n.consumer != nil && minIdle != 0 && now-n.deliveryTime < minIdle {
+		if n.Consumer != nil && minIdle != 0 && now-n.DeliveryTime < minIdle {
 			continue
 		}
 		cons = s.claimPending(c, argv[1], g, cons, argv[3], id, n, now, deliveryTime, retryCount, justID)
@@ -623,7 +627,7 @@ func xautoclaimCommand(c *client, argv [][]byte) {
 		return
 	}
 	if ex {
-		if start, ok = start.incr(); !ok {
+		if start, ok = start.Incr(); !ok {
 			c.err("ERR invalid start ID for the interval")
 			return
 		}
@@ -660,33 +664,33 @@ func xautoclaimCommand(c *client, argv [][]byte) {
 	c.preventPropagation()
 	attempts := count * 10
 	now := s.nowMs()
-	var cons *streamConsumer
-	var deleted []streamID
+	var cons *stream.Consumer
+	var deleted []stream.ID
 	out := c.out
 	c.out = nil
 	claimed := 0
 	cur := start
-	var endID streamID
+	var endID stream.ID
 	exhausted := false
 	for {
 		if attempts == 0 || count == 0 {
 			break
 		}
 		attempts--
-		id, n, found := g.pel.ceil(cur)
+		id, n, found := g.Pel.Ceil(cur)
 		if !found {
 			exhausted = true
 			break
 		}
-		cur, _ = id.incr()
-		nd, e := st.lookup(id)
+		cur, _ = id.Incr()
+		nd, e := st.Lookup(id)
 		if e == nil {
 			s.dropPending(c, argv[1], g, id, n)
 			deleted = append(deleted, id)
 			count--
 			continue
 		}
-		if minIdle != 0 && now-n.deliveryTime < minIdle {
+		if minIdle != 0 && now-n.DeliveryTime < minIdle {
 			continue
 		}
 		cons = s.claimPending(c, argv[1], g, cons, argv[3], id, n, now, now, -1, justID)
@@ -699,13 +703,13 @@ func xautoclaimCommand(c *client, argv [][]byte) {
 		count--
 		s.propagateXCLAIM(c, argv[1], g, id, n)
 		s.dirty++
-		if id == streamIDMax {
+		if id == stream.MaxID {
 			exhausted = true
 			break
 		}
 	}
 	if !exhausted {
-		if id, _, found := g.pel.ceil(cur); found {
+		if id, _, found := g.Pel.Ceil(cur); found {
 			endID = id
 		}
 	}
@@ -724,47 +728,47 @@ func xautoclaimCommand(c *client, argv [][]byte) {
 // dropPending removes a pending entry whose stream entry was deleted, and
 // logs that as Redis does (an XCLAIM that the replica/AOF applies as a
 // removal).
-func (s *Server) dropPending(c *client, key []byte, g *streamCG, id streamID, n *streamNACK) {
+func (s *Server) dropPending(c *client, key []byte, g *stream.CG, id stream.ID, n *stream.NACK) {
 	s.propagateXCLAIM(c, key, g, id, n)
 	s.dirty++
-	g.pel.remove(id)
-	n.consumer.pel.remove(id)
+	g.Pel.Remove(id)
+	n.Consumer.Pel.Remove(id)
 }
 
 // claimPending moves pending entry n to consumer name (created on first
 // use; cons caches it across a command) with a new delivery time, and a
 // delivery count set to retryCount, or incremented unless justID. It
 // returns the consumer.
-func (s *Server) claimPending(c *client, key []byte, g *streamCG, cons *streamConsumer, name []byte, id streamID, n *streamNACK, now, deliveryTime, retryCount int64, justID bool) *streamConsumer {
+func (s *Server) claimPending(c *client, key []byte, g *stream.CG, cons *stream.Consumer, name []byte, id stream.ID, n *stream.NACK, now, deliveryTime, retryCount int64, justID bool) *stream.Consumer {
 	if cons == nil {
-		if cons = g.lookupConsumer(name, true, now); cons == nil {
-			cons = g.createConsumer(name, now)
+		if cons = g.LookupConsumer(name, true, now); cons == nil {
+			cons = g.CreateConsumer(name, now)
 			s.dirty++
 			s.notify(notifyStream, "xgroup-createconsumer", key, c.db.id)
 		}
 	}
-	if n.consumer != cons && n.consumer != nil {
-		n.consumer.pel.remove(id)
+	if n.Consumer != cons && n.Consumer != nil {
+		n.Consumer.Pel.Remove(id)
 	}
-	n.deliveryTime = deliveryTime
+	n.DeliveryTime = deliveryTime
 	if retryCount >= 0 {
-		n.deliveryCount = uint64(retryCount)
+		n.DeliveryCount = uint64(retryCount)
 	} else if !justID {
-		n.deliveryCount++
+		n.DeliveryCount++
 	}
-	if n.consumer != cons {
-		cons.pel.insert(id, n)
-		n.consumer = cons
+	if n.Consumer != cons {
+		cons.Pel.Insert(id, n)
+		n.Consumer = cons
 	}
 	return cons
 }
 
 // streamGroup looks up the stream at key (wrong: a wrong-type reply was
 // sent) and its consumer group; g is nil when either is missing.
-func (s *Server) streamGroup(c *client, key, group []byte) (st *streamObj, g *streamCG, wrong bool) {
+func (s *Server) streamGroup(c *client, key, group []byte) (st *stream.Stream, g *stream.CG, wrong bool) {
 	st, wrong = s.streamRead(c, key)
 	if st != nil {
-		g = st.lookupCG(group)
+		g = st.LookupCG(group)
 	}
 	return st, g, wrong
 }

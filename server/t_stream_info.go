@@ -1,6 +1,8 @@
 package server
 
-import "encoding/binary"
+import (
+	"github.com/aofserver/aofserver/stream"
+)
 
 // XINFO STREAM [FULL [COUNT n]], XINFO GROUPS, XINFO CONSUMERS (Redis 7.0).
 
@@ -39,48 +41,6 @@ func xinfoHelpCommand(c *client, argv [][]byte) {
 	}
 }
 
-// radixTreeNodes is the node count of the rax Redis keeps the stream's
-// listpacks in: keys are the 16-byte big-endian master IDs, and a rax node
-// sits at the root, at each child of a branching point and at the end of
-// each compressed chain (the canonical compressed form).
-func (s *streamObj) radixTreeNodes() int {
-	keys := make([][16]byte, len(s.nodes))
-	for i, nd := range s.nodes {
-		binary.BigEndian.PutUint64(keys[i][:8], nd.master.ms)
-		binary.BigEndian.PutUint64(keys[i][8:], nd.master.seq)
-	}
-	if len(keys) == 0 {
-		return 1
-	}
-	return raxNodes(keys, 0)
-}
-
-// raxNodes counts the nodes below (and including) the rax node at depth d
-// shared by keys (sorted, distinct, all 16 bytes).
-func raxNodes(keys [][16]byte, d int) int {
-	if d == 16 {
-		return 1
-	}
-	same := func(d int) bool { return keys[0][d] == keys[len(keys)-1][d] }
-	if same(d) {
-		e := d + 1
-		for e < 16 && same(e) {
-			e++
-		}
-		return 1 + raxNodes(keys, e)
-	}
-	n := 1
-	for i := 0; i < len(keys); {
-		j := i + 1
-		for j < len(keys) && keys[j][d] == keys[i][d] {
-			j++
-		}
-		n += raxNodes(keys[i:j], d+1)
-		i = j
-	}
-	return n
-}
-
 func xinfoCommand(c *client, argv [][]byte) {
 	s := c.srv
 	sub := argv[1]
@@ -95,47 +55,47 @@ func xinfoCommand(c *client, argv [][]byte) {
 	now := s.nowMs()
 	switch {
 	case eqFold(sub, "consumers"):
-		g := st.lookupCG(argv[3])
+		g := st.LookupCG(argv[3])
 		if g == nil {
 			c.err("NOGROUP No such consumer group '" + string(argv[3]) + "' for key name '" + string(argv[2]) + "'")
 			return
 		}
-		cs := g.sortedConsumers()
+		cs := g.SortedConsumers()
 		c.arrayLen(len(cs))
 		for _, cons := range cs {
-			idle := now - cons.seenTime
+			idle := now - cons.SeenTime
 			if idle < 0 {
 				idle = 0
 			}
 			c.mapLen(3)
 			c.bulkString("name")
-			c.bulk(cons.name)
+			c.bulk(cons.Name)
 			c.bulkString("pending")
-			c.integer(int64(cons.pel.len()))
+			c.integer(int64(cons.Pel.Len()))
 			c.bulkString("idle")
 			c.integer(idle)
 		}
 	case eqFold(sub, "groups"):
-		gs := st.sortedGroups()
+		gs := st.SortedGroups()
 		c.arrayLen(len(gs))
 		for _, g := range gs {
 			c.mapLen(6)
 			c.bulkString("name")
-			c.bulk(g.name)
+			c.bulk(g.Name)
 			c.bulkString("consumers")
-			c.integer(int64(len(g.consumers)))
+			c.integer(int64(len(g.Consumers)))
 			c.bulkString("pending")
-			c.integer(int64(g.pel.len()))
+			c.integer(int64(g.Pel.Len()))
 			c.bulkString("last-delivered-id")
-			c.streamID(g.lastID)
+			c.streamID(g.LastID)
 			c.bulkString("entries-read")
-			if g.entriesRead != scgInvalidEntriesRead {
-				c.integer(g.entriesRead)
+			if g.EntriesRead != stream.InvalidEntriesRead {
+				c.integer(g.EntriesRead)
 			} else {
 				c.nullBulk()
 			}
 			c.bulkString("lag")
-			if lag, ok := st.lag(g); ok {
+			if lag, ok := st.Lag(g); ok {
 				c.integer(lag)
 			} else {
 				c.nullBulk()
@@ -172,33 +132,33 @@ func xinfoCommand(c *client, argv [][]byte) {
 	}
 }
 
-func xinfoStream(c *client, st *streamObj, full bool, count int64, now int64) {
+func xinfoStream(c *client, st *stream.Stream, full bool, count int64, now int64) {
 	if !full {
 		c.mapLen(10)
 	} else {
 		c.mapLen(9)
 	}
 	c.bulkString("length")
-	c.integer(int64(st.length))
+	c.integer(int64(st.Length))
 	c.bulkString("radix-tree-keys")
-	c.integer(int64(len(st.nodes)))
+	c.integer(int64(len(st.Nodes)))
 	c.bulkString("radix-tree-nodes")
-	c.integer(int64(st.radixTreeNodes()))
+	c.integer(int64(st.RadixTreeNodes()))
 	c.bulkString("last-generated-id")
-	c.streamID(st.lastID)
+	c.streamID(st.LastID)
 	c.bulkString("max-deleted-entry-id")
-	c.streamID(st.maxDeletedID)
+	c.streamID(st.MaxDeletedID)
 	c.bulkString("entries-added")
-	c.integer(int64(st.entriesAdded))
+	c.integer(int64(st.EntriesAdded))
 	c.bulkString("recorded-first-entry-id")
-	c.streamID(st.firstID)
+	c.streamID(st.FirstID)
 	if !full {
 		c.bulkString("groups")
-		c.integer(int64(len(st.groups)))
-		var first, last *streamEntry
-		var firstNode, lastNode *streamNode
-		st.rangeFwd(streamID{}, streamIDMax, func(nd *streamNode, e *streamEntry) bool { firstNode, first = nd, e; return false })
-		st.rangeRev(streamID{}, streamIDMax, func(nd *streamNode, e *streamEntry) bool { lastNode, last = nd, e; return false })
+		c.integer(int64(len(st.Groups)))
+		var first, last *stream.Entry
+		var firstNode, lastNode *stream.Node
+		st.RangeFwd(stream.ID{}, stream.MaxID, func(nd *stream.Node, e *stream.Entry) bool { firstNode, first = nd, e; return false })
+		st.RangeRev(stream.ID{}, stream.MaxID, func(nd *stream.Node, e *stream.Entry) bool { lastNode, last = nd, e; return false })
 		c.bulkString("first-entry")
 		if first != nil {
 			c.streamEntry(firstNode, first)
@@ -214,37 +174,37 @@ func xinfoStream(c *client, st *streamObj, full bool, count int64, now int64) {
 		return
 	}
 	c.bulkString("entries")
-	streamReplyRange(c, st, streamID{}, streamIDMax, count, false)
+	streamReplyRange(c, st, stream.ID{}, stream.MaxID, count, false)
 	c.bulkString("groups")
-	gs := st.sortedGroups()
+	gs := st.SortedGroups()
 	c.arrayLen(len(gs))
 	for _, g := range gs {
 		c.mapLen(7)
 		c.bulkString("name")
-		c.bulk(g.name)
+		c.bulk(g.Name)
 		c.bulkString("last-delivered-id")
-		c.streamID(g.lastID)
+		c.streamID(g.LastID)
 		c.bulkString("entries-read")
-		if g.entriesRead != scgInvalidEntriesRead {
-			c.integer(g.entriesRead)
+		if g.EntriesRead != stream.InvalidEntriesRead {
+			c.integer(g.EntriesRead)
 		} else {
 			c.nullBulk()
 		}
 		c.bulkString("lag")
-		if lag, ok := st.lag(g); ok {
+		if lag, ok := st.Lag(g); ok {
 			c.integer(lag)
 		} else {
 			c.nullBulk()
 		}
 		c.bulkString("pel-count")
-		c.integer(int64(g.pel.len()))
+		c.integer(int64(g.Pel.Len()))
 		c.bulkString("pending")
 		type pe struct {
-			id streamID
-			n  *streamNACK
+			id stream.ID
+			n  *stream.NACK
 		}
 		var pes []pe
-		g.pel.each(streamID{}, func(id streamID, n *streamNACK) bool {
+		g.Pel.Each(stream.ID{}, func(id stream.ID, n *stream.NACK) bool {
 			pes = append(pes, pe{id, n})
 			return count == 0 || int64(len(pes)) < count
 		})
@@ -252,24 +212,24 @@ func xinfoStream(c *client, st *streamObj, full bool, count int64, now int64) {
 		for _, p := range pes {
 			c.arrayLen(4)
 			c.streamID(p.id)
-			c.bulk(p.n.consumer.name)
-			c.integer(p.n.deliveryTime)
-			c.integer(int64(p.n.deliveryCount))
+			c.bulk(p.n.Consumer.Name)
+			c.integer(p.n.DeliveryTime)
+			c.integer(int64(p.n.DeliveryCount))
 		}
 		c.bulkString("consumers")
-		cs := g.sortedConsumers()
+		cs := g.SortedConsumers()
 		c.arrayLen(len(cs))
 		for _, cons := range cs {
 			c.mapLen(4)
 			c.bulkString("name")
-			c.bulk(cons.name)
+			c.bulk(cons.Name)
 			c.bulkString("seen-time")
-			c.integer(cons.seenTime)
+			c.integer(cons.SeenTime)
 			c.bulkString("pel-count")
-			c.integer(int64(cons.pel.len()))
+			c.integer(int64(cons.Pel.Len()))
 			c.bulkString("pending")
 			var cp []pe
-			cons.pel.each(streamID{}, func(id streamID, n *streamNACK) bool {
+			cons.Pel.Each(stream.ID{}, func(id stream.ID, n *stream.NACK) bool {
 				cp = append(cp, pe{id, n})
 				return count == 0 || int64(len(cp)) < count
 			})
@@ -277,8 +237,8 @@ func xinfoStream(c *client, st *streamObj, full bool, count int64, now int64) {
 			for _, p := range cp {
 				c.arrayLen(3)
 				c.streamID(p.id)
-				c.integer(p.n.deliveryTime)
-				c.integer(int64(p.n.deliveryCount))
+				c.integer(p.n.DeliveryTime)
+				c.integer(int64(p.n.DeliveryCount))
 			}
 		}
 	}

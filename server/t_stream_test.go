@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/aofserver/aofserver/rdb"
+	"github.com/aofserver/aofserver/stream"
 )
 
 // deliveryTimes masks the delivery times (unix ms) that the two servers
@@ -426,9 +427,9 @@ func TestDiffStreamRandomPropagation(t *testing.T) {
 // rdbSupportsStreams probes the RDB codec (developed alongside): a stream
 // must survive an encode/decode round trip.
 func rdbSupportsStreams() bool {
-	st := newStream()
-	st.appendItem(streamID{1, 1}, [][]byte{[]byte("f"), []byte("v")}, defaultStreamNodeLimits)
-	p, err := rdb.AppendDumpPayload(nil, st.toRDB(), rdb.EncoderOptions{Checksum: true})
+	st := stream.New()
+	st.AppendItem(stream.ID{Ms: 1, Seq: 1}, [][]byte{[]byte("f"), []byte("v")}, stream.DefaultNodeLimits)
+	p, err := rdb.AppendDumpPayload(nil, st.ToRDB(), rdb.EncoderOptions{Checksum: true})
 	if err != nil {
 		return false
 	}
