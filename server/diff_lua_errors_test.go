@@ -317,3 +317,27 @@ func TestDiffLuaStringFormat(t *testing.T) {
 	}
 	diff(t, steps)
 }
+
+// TestDiffLuaRuntimeErrorsTypical: the mistakes scripts make with what
+// redis.call returns (false for a missing key, a table, a status).
+func TestDiffLuaRuntimeErrorsTypical(t *testing.T) {
+	var steps [][]string
+	for _, b := range []string{
+		"local v = redis.call('get', 'nokey') return v:upper()",
+		"return redis.call('get', 'nokey') .. 'x'",
+		"return tonumber(redis.call('get', 'nokey')) + 1",
+		"local cfg = cjson.decode('{}') return cfg.limits.max",
+		"local r = redis.call('hgetall', 'nokey') return r[1].x",
+		"local n = redis.call('incr', 'c') return n.x",
+		"local s = redis.call('set', 'k', 'v') return s + 1",
+		"local t = redis.call('keys', '*') for i = 1, #t + 1 do local k = t[i] local l = #k end",
+		"local data = {} data[KEYS[1]].count = 1",
+		"local function add(a, b) return a + b end return add(ARGV[1], ARGV[2])",
+		"local m = {} function m.run(self) return self.x.y end return m:run()",
+		"local a = ARGV a[1] = a[1] + 1",
+		"for _, k in ipairs(KEYS) do redis.call('del', k) end return KEYS.missing.field",
+	} {
+		steps = append(steps, cmd("EVAL", b, "1", "kk"))
+	}
+	diff(t, steps)
+}
