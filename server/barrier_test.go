@@ -210,7 +210,9 @@ func alwaysBarrier(t *testing.T, inflight int) {
 		noReply(t, ch, "INCR")
 		break
 	}
+	g.mu.Lock() // the AOF's writer may be in Sync too (a cron kick)
 	syncsBefore := g.syncs
+	g.mu.Unlock()
 	g.openGate()
 	if r := reply(t, setA); r != "+OK\r\n" {
 		t.Fatalf("SET: %q", r)
