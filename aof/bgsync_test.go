@@ -82,7 +82,7 @@ func TestBackgroundSyncLeavesStepLock(t *testing.T) {
 	held := make(chan struct{})
 	var release sync.Once
 	defer release.Do(func() { close(held) }) // before Close, on failure too
-	g.gate = held // set before any Sync below can read it
+	g.gate = held                            // set before any Sync below can read it
 	t1 := a.Feed(Op{Argv: args("SET expired 1")})
 	a.KickPending()
 	<-g.entered // the writer's fsync of t1 is in flight, held
