@@ -128,6 +128,7 @@ type AOF struct {
 	syncCounters
 	writtenOff atomic.Int64 // logical offset written to the OS
 	syncedOff  atomic.Int64 // logical offset made durable
+	syncClaim  atomic.Int64 // most written bytes an overlapped fdatasync began with (claimSync)
 	ackOff     atomic.Int64 // Wait(off) returns once off <= ackOff
 	writeErr   atomic.Pointer[error]
 	term       atomic.Pointer[error] // terminal error for Wait: fatal or closed

@@ -157,6 +157,14 @@ func (a *AOF) syncOverlapping(off int64) error {
 		seg, w, cmds := a.cur, a.writtenOff.Load(), a.writtenCmds.Load()
 		a.stepMu.Unlock()
 		if w > a.syncedOff.Load() {
+			if !a.claimSync(w) && off <= w {
+				// An fdatasync in flight began with these bytes written:
+				// its end acknowledges them. A second one would cost the
+				// device a flush and tie this reply to the later of the
+				// two.
+				a.waitAcked(off)
+				continue
+			}
 			if a.syncOverlapped(seg, w, cmds) != nil {
 				break // fatal: Wait returns it
 			}
@@ -170,6 +178,35 @@ func (a *AOF) syncOverlapping(off int64) error {
 		return nil
 	}
 	return a.Wait(Ticket(off))
+}
+
+// claimSync records that an overlapped fdatasync begins with w bytes
+// written, and reports false when one that began with as many or more is
+// in flight or done already.
+func (a *AOF) claimSync(w int64) bool {
+	for {
+		cur := a.syncClaim.Load()
+		if w <= cur {
+			return false
+		}
+		if a.syncClaim.CompareAndSwap(cur, w) {
+			return true
+		}
+	}
+}
+
+// waitAcked waits, without leading a step, until off is acknowledged or
+// the AOF has a terminal state.
+func (a *AOF) waitAcked(off int64) {
+	a.waiters.Add(1)
+	defer a.waiters.Add(-1)
+	for {
+		ch := *a.notify.Load()
+		if a.ackOff.Load() >= off || a.term.Load() != nil {
+			return
+		}
+		<-ch
+	}
 }
 
 // syncOverlapped fdatasyncs seg, written up to logical offset w, beside

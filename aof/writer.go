@@ -44,6 +44,19 @@ func (a *AOF) writerLoop() {
 		stopping, bg := false, false
 		select {
 		case <-a.kick:
+			// Under always a kick is answered as background bytes are
+			// (no gather, the fdatasync after letting go of the step
+			// lock), unless a rotation waits for an ordinary step: one
+			// fdatasyncs under the lock, and with the network loop's
+			// syncers fsyncing beside it (overlap), it held them all
+			// behind its own fsync and behind theirs.
+			a.bufMu.Lock()
+			rot := a.rot
+			a.bufMu.Unlock()
+			if rot == nil {
+				a.raiseBgOff(int64(a.Offset()))
+				bg = true
+			}
 		case <-a.kickBg:
 			bg = true
 		case <-tick.C:
@@ -105,7 +118,7 @@ func (a *AOF) syncBackground() bool {
 		a.overlap = false
 		seg, w, cmds := a.cur, a.writtenOff.Load(), a.writtenCmds.Load()
 		a.stepMu.Unlock()
-		if w > a.syncedOff.Load() && a.syncOverlapped(seg, w, cmds) != nil {
+		if w > a.syncedOff.Load() && a.claimSync(w) && a.syncOverlapped(seg, w, cmds) != nil {
 			break // fatal
 		}
 		a.publishAck(Always)
