@@ -16,7 +16,6 @@ var absentProcs = map[string]cmdProc{
 	"readonly":       clusterDisabledCommand,
 	"readwrite":      clusterDisabledCommand,
 	"cluster":        nil, // container: its subcommands answer
-	"failover":       failoverCommand,
 	"replicaof":      replicaofCommand,
 	"slaveof":        replicaofCommand,
 	"lolwut":         lolwutCommand,
@@ -54,46 +53,6 @@ func absentCommand(c *client, argv [][]byte) {
 		name += " " + strings.ToUpper(string(argv[1]))
 	}
 	c.err("ERR " + name + " is not supported by aofserver")
-}
-
-// failoverCommand is Redis's failoverCommand for a master that never has
-// replicas: the arguments are checked as Redis does, then it is refused.
-func failoverCommand(c *client, argv [][]byte) {
-	if len(argv) == 2 && eqFold(argv[1], "abort") {
-		c.err("ERR No failover in progress.")
-		return
-	}
-	var timeout int64
-	force, host := false, false
-	for j := 1; j < len(argv); j++ {
-		switch {
-		case eqFold(argv[j], "timeout") && j+1 < len(argv) && timeout == 0:
-			n, ok := parseInt(argv[j+1])
-			if !ok {
-				c.errNotInt()
-				return
-			}
-			if n <= 0 {
-				c.err("ERR FAILOVER timeout must be greater than 0")
-				return
-			}
-			timeout = n
-			j++
-		case eqFold(argv[j], "to") && j+2 < len(argv) && !host:
-			if _, ok := parseInt(argv[j+2]); !ok {
-				c.errNotInt()
-				return
-			}
-			host = true
-			j += 2
-		case eqFold(argv[j], "force") && !force:
-			force = true
-		default:
-			c.errSyntax()
-			return
-		}
-	}
-	c.err("ERR FAILOVER requires connected replicas.")
 }
 
 // replicaofCommand is REPLICAOF/SLAVEOF for a server that stays a master:

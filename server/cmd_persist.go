@@ -193,6 +193,7 @@ func configResetstatCommand(c *client, argv [][]byte) {
 func (s *Server) resetStats() {
 	st := &s.stats
 	st.totalConns, st.totalCommands, st.rejectedConns = 0, 0, 0
+	st.syncFull, st.syncPartialOK, st.syncPartialErr = 0, 0, 0
 	st.expiredKeys, st.evictedKeys, st.keyspaceHits, st.keyspaceMisses = 0, 0, 0, 0
 	st.totalErrorReplies, st.unexpectedErrs, st.lazyfreedObjects = 0, 0, 0
 	st.netInput.Store(0)

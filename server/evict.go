@@ -572,7 +572,7 @@ func (s *Server) evictionAllowed() bool {
 	if s.loading || s.lendingRun() != nil {
 		return false
 	}
-	if !s.pausedUntil.IsZero() && time.Now().Before(s.pausedUntil) {
+	if !s.pausedUntil.IsZero() && time.Now().Before(s.pausedUntil) || s.failoverPaused() {
 		return false // paused clients: the dataset stays as it is
 	}
 	return true

@@ -22,7 +22,7 @@ func (s *Server) expireIfNeeded(db *DB, key []byte) bool {
 	if replica, expired := s.replicaKeepsExpired(); replica {
 		return expired // the master deletes it (replication_replica.go)
 	}
-	if s.pauseActive() {
+	if s.pauseActive() || s.failoverPaused() {
 		return true // paused: logically expired, kept (Redis 7.0)
 	}
 	s.deleteExpired(db, key)
@@ -32,8 +32,8 @@ func (s *Server) expireIfNeeded(db *DB, key []byte) bool {
 // deleteExpired removes an expired key and logs "DEL key" (or UNLINK) to the
 // AOF, as a separate propagated op.
 func (s *Server) deleteExpired(db *DB, key []byte) {
-	if s.pauseActive() {
-		return // CLIENT PAUSE: no key expires meanwhile
+	if s.pauseActive() || s.failoverPaused() {
+		return // CLIENT PAUSE or FAILOVER: no key expires meanwhile
 	}
 	s.deleteKeyLazy(db, key, s.cfg.LazyfreeLazyExpire)
 	s.stats.expiredKeys++

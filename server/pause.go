@@ -97,12 +97,24 @@ func (s *Server) pausedClients() int { return len(s.pause.waiters) }
 // is_may_replicate_command, with EXEC judged by what it would run and a
 // script by its declared flags).
 func (s *Server) pausedFor(c *client, cmd *command, argv [][]byte) bool {
-	if c.flags&flagFake != 0 || !s.pauseActive() {
+	if c.flags&flagFake != 0 {
+		return false
+	}
+	if s.failoverPaused() && c.flags&flagMaster == 0 && s.writeHeld(c, cmd, argv) {
+		return true // FAILOVER holds writes until it ends
+	}
+	if !s.pauseActive() {
 		return false
 	}
 	if !s.pauseWrites {
 		return true
 	}
+	return s.writeHeld(c, cmd, argv)
+}
+
+// writeHeld reports whether a WRITE pause holds cmd back: one that may
+// write or replicate, EXEC judged by what it would run.
+func (s *Server) writeHeld(c *client, cmd *command, argv [][]byte) bool {
 	if c.flags&flagMulti != 0 && isExecLike(cmd) {
 		for _, q := range c.mstate {
 			if s.mayReplicate(q.cmd, q.argv) {

@@ -57,6 +57,8 @@ type replState struct {
 	cronLoops       int64
 	waiters         []replWaiter // clients blocked in WAIT
 	getack          bool         // a REPLCONF GETACK is due (WAIT asked)
+	// failover: FAILOVER in progress (failover.go)
+	failover failoverState
 	// rdbFor is the replicas' snapshot in progress: the BGSAVE job (disk)
 	// or our own socket transfer (diskless).
 	diskJob  *persist.Job
@@ -406,6 +408,7 @@ func replconfCommand(c *client, argv [][]byte) {
 			if r.putOnlineOnAck {
 				s.replPutOnline(r)
 			}
+			s.updateFailoverStatus()
 			s.replServeWaiters()
 			return
 		case "getack":
@@ -463,6 +466,22 @@ func syncCommand(c *client, argv [][]byte) {
 	if c.flags&flagReplica != 0 {
 		return // already a replica: ignored
 	}
+	// A failover request to a replica with the same history: it becomes
+	// a master, and the PSYNC continues that history (ID2).
+	if len(argv) > 3 && eqFold(argv[0], "psync") && eqFold(argv[3], "failover") {
+		if string(argv[1]) != s.repl.replid {
+			c.err("ERR PSYNC FAILOVER replid must match my replid.")
+			return
+		}
+		if s.repl.link != nil {
+			s.replUnsetMaster()
+		}
+		s.log.Info().Msgf("MASTER MODE enabled (failover request from '%s')", c.infoLine())
+	}
+	if s.failoverPaused() {
+		c.err("NOMASTERLINK Can't SYNC while failing over")
+		return
+	}
 	if l := s.repl.link; l != nil && l.state != linkConnected {
 		c.err("NOMASTERLINK Can't SYNC while not connected with my master")
 		return
@@ -483,8 +502,14 @@ func syncCommand(c *client, argv [][]byte) {
 	r.start, r.writerDone, r.nudge, r.online = make(chan replStart, 1), make(chan struct{}), make(chan struct{}, 1), make(chan struct{})
 	s.log.Info().Msgf("Replica %s asks for synchronization", r.name())
 	psync := eqFold(argv[0], "psync")
-	if psync && s.tryPartialResync(c, r, argv) {
-		return
+	if psync {
+		if s.tryPartialResync(c, r, argv) {
+			s.stats.syncPartialOK++
+			return
+		}
+		if len(argv[1]) == 0 || argv[1][0] != '?' {
+			s.stats.syncPartialErr++
+		}
 	}
 	if !psync {
 		r.oldProto = true
@@ -498,6 +523,7 @@ func syncCommand(c *client, argv [][]byte) {
 		s.createBacklog()
 		s.log.Info().Msgf("Replication backlog created, my new replication IDs are '%s' and '%s'", s.repl.replid, s.repl.replid2)
 	}
+	s.stats.syncFull++
 	s.replStartFullSync(r)
 }
 
@@ -1140,7 +1166,7 @@ func (s *Server) replicationCron() {
 	if period <= 0 {
 		period = 10
 	}
-	if len(s.repl.replicas) > 0 && s.repl.cronLoops%period == 0 && s.repl.link == nil {
+	if len(s.repl.replicas) > 0 && s.repl.cronLoops%period == 0 && s.repl.link == nil && !s.failoverPaused() {
 		s.replFeedCommand("PING")
 	}
 	// Replicas waiting for their snapshot get a newline every second so
@@ -1257,7 +1283,7 @@ func (s *Server) infoReplication(f func(k string, v any)) {
 		lag := int64(time.Since(r.ackTime).Seconds())
 		f("slave"+strconv.Itoa(i), fmt.Sprintf("ip=%s,port=%d,state=%s,offset=%d,lag=%d", ip, r.listeningPort, replStateNames[r.state], r.ackOff, lag))
 	}
-	f("master_failover_state", "no-failover")
+	f("master_failover_state", s.failoverStateName())
 	f("master_replid", s.repl.replid)
 	f("master_replid2", s.repl.replid2)
 	f("master_repl_offset", s.repl.offset)

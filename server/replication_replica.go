@@ -64,6 +64,10 @@ func init() {
 // replicaofReplCommand is Redis's replicaofCommand.
 func replicaofReplCommand(c *client, argv [][]byte) {
 	s := c.srv
+	if s.failoverPaused() {
+		c.err("ERR REPLICAOF not allowed while failing over.")
+		return
+	}
 	if eqFold(argv[1], "no") && eqFold(argv[2], "one") {
 		if s.repl.link != nil {
 			s.replUnsetMaster()
@@ -313,9 +317,16 @@ func (s *Server) linkOnce(l *masterLink) error {
 	} else {
 		s.log.Info().Msg("Partial resynchronization not possible (no cached master)")
 	}
+	psyncArgs := append([]string{"PSYNC", psyncID, strconv.FormatInt(psyncOff, 10)}, s.psyncFailoverArg()...)
 	s.mu.Unlock()
-	if r, err = ask("PSYNC", psyncID, strconv.FormatInt(psyncOff, 10)); err != nil {
+	if r, err = ask(psyncArgs...); err != nil {
 		return fmt.Errorf("Master did not reply to PSYNC: %v", err)
+	}
+	s.mu.Lock()
+	goOn := s.failoverPsyncDone(r)
+	s.mu.Unlock()
+	if !goOn {
+		return nil // the failover was aborted: master again
 	}
 	switch {
 	case strings.HasPrefix(r, "+FULLRESYNC"):

@@ -145,6 +145,9 @@ type stats struct {
 	totalConns        int64
 	totalCommands     int64
 	rejectedConns     int64
+	syncFull          int64 // sync_full: full resyncs served to replicas
+	syncPartialOK     int64
+	syncPartialErr    int64 // PSYNCs refused that asked for a history ("?" does not count)
 	expiredKeys       int64
 	expiredStale      int64
 	evictedKeys       int64
