@@ -39,18 +39,7 @@ func TestDiffFailover(t *testing.T) {
 	if os.Getenv("FAILOVER_SHOW") != "" {
 		t.Logf("%q", r)
 	}
-	for i := 0; i < max(len(o), len(r)); i++ {
-		var a, b string
-		if i < len(o) {
-			a = o[i]
-		}
-		if i < len(r) {
-			b = r[i]
-		}
-		if a != b {
-			t.Errorf("step %d:\n ours:  %q\n redis: %q", i, a, b)
-		}
-	}
+	compareSteps(t, o, r)
 }
 
 func failoverScenario(t *testing.T, kind string, nodes []*testsrv.Proc, cs []*respConn) []string {

@@ -27,13 +27,20 @@ func TestDiffMigrate(t *testing.T) {
 	if os.Getenv("MIGRATE_SHOW") != "" {
 		t.Logf("%q", o)
 	}
-	for i := 0; i < max(len(o), len(r)); i++ {
+	compareSteps(t, o, r)
+}
+
+// compareSteps reports each step whose noted outcome differs between our
+// server's run and redis-server's.
+func compareSteps(t *testing.T, ours, redis []string) {
+	t.Helper()
+	for i := 0; i < max(len(ours), len(redis)); i++ {
 		var a, b string
-		if i < len(o) {
-			a = o[i]
+		if i < len(ours) {
+			a = ours[i]
 		}
-		if i < len(r) {
-			b = r[i]
+		if i < len(redis) {
+			b = redis[i]
 		}
 		if a != b {
 			t.Errorf("step %d:\n ours:  %q\n redis: %q", i, a, b)
