@@ -146,16 +146,10 @@ func (a *AOF) syncOverlapping(off int64) error {
 		if Policy(a.policy.Load()) != Always || a.skipFsync() {
 			return a.Sync(Ticket(off), false)
 		}
-		a.stepMu.Lock()
-		if a.stepClosed || a.term.Load() != nil {
-			a.stepMu.Unlock()
+		seg, w, cmds, progress, ok := a.writeOverlapped()
+		if !ok {
 			break
 		}
-		a.overlap = true
-		progress := a.step(&a.ws, false)
-		a.overlap = false
-		seg, w, cmds := a.cur, a.writtenOff.Load(), a.writtenCmds.Load()
-		a.stepMu.Unlock()
 		if w > a.syncedOff.Load() {
 			if !a.claimSync(w) && off <= w {
 				// An fdatasync in flight began with these bytes written:
@@ -178,6 +172,23 @@ func (a *AOF) syncOverlapping(off int64) error {
 		return nil
 	}
 	return a.Wait(Ticket(off))
+}
+
+// writeOverlapped is one step under the step lock that writes what was
+// fed without fdatasyncing it (overlap): the caller fdatasyncs seg, written
+// up to w (cmds commands), after letting go of the lock, so that others can
+// write and start their own fdatasync meanwhile. ok is false when no step
+// may run (the AOF closed or failed).
+func (a *AOF) writeOverlapped() (seg *segment, w, cmds int64, progress, ok bool) {
+	a.stepMu.Lock()
+	defer a.stepMu.Unlock()
+	if a.stepClosed || a.term.Load() != nil {
+		return nil, 0, 0, false, false
+	}
+	a.overlap = true
+	progress = a.step(&a.ws, false)
+	a.overlap = false
+	return a.cur, a.writtenOff.Load(), a.writtenCmds.Load(), progress, true
 }
 
 // claimSync records that an overlapped fdatasync begins with w bytes

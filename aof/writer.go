@@ -107,17 +107,11 @@ func (a *AOF) syncBackground() bool {
 		return false
 	}
 	off := a.bgOff.Load()
-	for a.writtenOff.Load() < off && a.term.Load() == nil {
-		a.stepMu.Lock()
-		if a.stepClosed {
-			a.stepMu.Unlock()
+	for a.writtenOff.Load() < off {
+		seg, w, cmds, progress, ok := a.writeOverlapped()
+		if !ok {
 			break
 		}
-		a.overlap = true
-		progress := a.step(&a.ws, false)
-		a.overlap = false
-		seg, w, cmds := a.cur, a.writtenOff.Load(), a.writtenCmds.Load()
-		a.stepMu.Unlock()
 		if w > a.syncedOff.Load() && a.claimSync(w) && a.syncOverlapped(seg, w, cmds) != nil {
 			break // fatal
 		}
