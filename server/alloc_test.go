@@ -35,6 +35,27 @@ func TestHotPathAllocs(t *testing.T) {
 	}
 }
 
+// A command of a group outside server goes through the seam (package
+// command) with no allocation of its own: HGET none, HSET of an existing
+// field only the one its listpack update makes (as before the move).
+func TestSeamHotPathAllocs(t *testing.T) {
+	ts := startOurServer(t)
+	s := ts.s
+	c := execClient(s, 99)
+	hset := [][]byte{[]byte("HSET"), []byte("h:1"), []byte("f"), []byte("0123456789")}
+	hget := [][]byte{[]byte("HGET"), []byte("h:1"), []byte("f")}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.processCommand(c, hset)
+	c.out = c.out[:0]
+	if n := testing.AllocsPerRun(200, func() { s.processCommand(c, hget); c.out = c.out[:0] }); n != 0 {
+		t.Errorf("HGET allocates %v times per call", n)
+	}
+	if n := testing.AllocsPerRun(200, func() { s.processCommand(c, hset); c.out = c.out[:0] }); n > 1 {
+		t.Errorf("HSET of an existing field allocates %v times per call", n)
+	}
+}
+
 // execClient is a client with no connection, in DB 0 and authenticated, for
 // calling the executor directly.
 func execClient(s *Server, id int64) *client {

@@ -12,6 +12,8 @@ import (
 	"github.com/aofserver/aofserver/acl"
 	"github.com/aofserver/aofserver/aof"
 	"github.com/aofserver/aofserver/resp"
+
+	seam "github.com/aofserver/aofserver/command"
 )
 
 // client flags
@@ -269,12 +271,14 @@ func (c *client) errWrongType() { c.err(errWrongType) }
 func (c *client) errSyntax()    { c.err(errSyntax) }
 func (c *client) errNotInt()    { c.err(errNotInt) }
 
-// Shared error texts, word for word as Redis 7.0.
+// Shared error texts, word for word as Redis 7.0 (the seam's, where the
+// command groups outside this package use them too).
 const (
-	errWrongType = "WRONGTYPE Operation against a key holding the wrong kind of value"
-	errSyntax    = "ERR syntax error"
-	errNotInt    = "ERR value is not an integer or out of range"
-	errNotFloat  = "ERR value is not a valid float"
+	errWrongType = seam.ErrWrongType
+	errSyntax    = seam.ErrSyntax
+	errNotInt    = seam.ErrNotInt
+	errNotFloat  = seam.ErrNotFloat
+	errLongRange = seam.ErrLongRange
 	errNoSuchKey = "ERR no such key"
 	errOutOfRng  = "ERR index out of range"
 )

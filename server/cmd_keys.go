@@ -6,6 +6,8 @@ import (
 
 	"github.com/aofserver/aofserver/dict"
 	"github.com/aofserver/aofserver/rstring"
+
+	seam "github.com/aofserver/aofserver/command"
 )
 
 func init() {
@@ -165,31 +167,9 @@ func keysCommand(c *client, argv [][]byte) {
 	}
 }
 
-// parseScanCursor parses a SCAN cursor as Redis 7.0 does with strtoul:
-// an optional sign ("-1" wraps to 2^64-1), "" is 0, no leading space,
-// nothing after the digits, no overflow.
-func parseScanCursor(c *client, b []byte) (uint64, bool) {
-	if len(b) == 0 {
-		return 0, true
-	}
-	s, neg := string(b), false
-	if s[0] == '+' || s[0] == '-' {
-		neg, s = s[0] == '-', s[1:]
-	}
-	v, err := strconv.ParseUint(s, 10, 64)
-	if err != nil {
-		c.err("ERR invalid cursor")
-		return 0, false
-	}
-	if neg {
-		v = -v
-	}
-	return v, true
-}
-
 func scanCommand(c *client, argv [][]byte) {
 	s := c.srv
-	cursor, ok := parseScanCursor(c, argv[1])
+	cursor, ok := seam.ParseScanCursor(c, argv[1])
 	if !ok {
 		return
 	}

@@ -11,28 +11,31 @@ import (
 	"github.com/aofserver/aofserver/cmdmeta"
 	"github.com/aofserver/aofserver/hdrhist"
 	"github.com/aofserver/aofserver/rstring"
+
+	seam "github.com/aofserver/aofserver/command"
 )
 
-// Command flags, named as in Redis's COMMAND output.
+// Command flags, named as in Redis's COMMAND output (the seam's, which the
+// command groups outside this package use too).
 const (
-	cmdWrite uint64 = 1 << iota
-	cmdReadonly
-	cmdDenyOOM
-	cmdAdmin
-	cmdPubSub
-	cmdNoScript
-	cmdBlocking
-	cmdLoading
-	cmdStale
-	cmdSkipMonitor
-	cmdSkipSlowlog
-	cmdFast
-	cmdNoAuth
-	cmdMayReplicate
-	cmdNoMulti
-	cmdAllowBusy
-	cmdNoPropagate // never propagated itself (EXEC, EVAL): its effects are
-	cmdTouchesArbitraryKeys
+	cmdWrite                = seam.FlagWrite
+	cmdReadonly             = seam.FlagReadonly
+	cmdDenyOOM              = seam.FlagDenyOOM
+	cmdAdmin                = seam.FlagAdmin
+	cmdPubSub               = seam.FlagPubSub
+	cmdNoScript             = seam.FlagNoScript
+	cmdBlocking             = seam.FlagBlocking
+	cmdLoading              = seam.FlagLoading
+	cmdStale                = seam.FlagStale
+	cmdSkipMonitor          = seam.FlagSkipMonitor
+	cmdSkipSlowlog          = seam.FlagSkipSlowlog
+	cmdFast                 = seam.FlagFast
+	cmdNoAuth               = seam.FlagNoAuth
+	cmdMayReplicate         = seam.FlagMayReplicate
+	cmdNoMulti              = seam.FlagNoMulti
+	cmdAllowBusy            = seam.FlagAllowBusy
+	cmdNoPropagate          = seam.FlagNoPropagate // never propagated itself (EXEC, EVAL): its effects are
+	cmdTouchesArbitraryKeys = seam.FlagTouchesArbitraryKeys
 )
 
 // flagNames are the bits behind the flag names COMMAND INFO reports, in

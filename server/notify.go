@@ -1,27 +1,32 @@
 package server
 
-import "strconv"
+import (
+	"strconv"
+
+	seam "github.com/aofserver/aofserver/command"
+)
 
 // Keyspace notifications (Redis's notify.c). Commands call s.notify next to
 // their signalModifiedKey/dirty points with the event's class; the message
 // goes through the ordinary pub/sub path (s.publish), so subscribers get
 // it exactly like a PUBLISH issued at that point of the command.
 
-// Notification classes: Redis's NOTIFY_* values (config.Config.NotifyFlags).
+// Notification classes: Redis's NOTIFY_* values (config.Config.NotifyFlags),
+// the seam's, which the command groups outside this package use too.
 const (
-	notifyKeyspace = 1 << 0  // K
-	notifyKeyevent = 1 << 1  // E
-	notifyGeneric  = 1 << 2  // g
-	notifyString   = 1 << 3  // $
-	notifyList     = 1 << 4  // l
-	notifySet      = 1 << 5  // s
-	notifyHash     = 1 << 6  // h
-	notifyZset     = 1 << 7  // z
-	notifyExpired  = 1 << 8  // x
-	notifyEvicted  = 1 << 9  // e
-	notifyStream   = 1 << 10 // t
-	notifyKeyMiss  = 1 << 11 // m
-	notifyNew      = 1 << 14 // n
+	notifyKeyspace = seam.NotifyKeyspace
+	notifyKeyevent = seam.NotifyKeyevent
+	notifyGeneric  = seam.NotifyGeneric
+	notifyString   = seam.NotifyString
+	notifyList     = seam.NotifyList
+	notifySet      = seam.NotifySet
+	notifyHash     = seam.NotifyHash
+	notifyZset     = seam.NotifyZset
+	notifyExpired  = seam.NotifyExpired
+	notifyEvicted  = seam.NotifyEvicted
+	notifyStream   = seam.NotifyStream
+	notifyKeyMiss  = seam.NotifyKeyMiss
+	notifyNew      = seam.NotifyNew
 )
 
 // notifyUnknown marks s.pubsub.notifyFlags as not yet read from the

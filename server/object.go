@@ -5,16 +5,18 @@ import (
 	"unsafe"
 
 	"github.com/aofserver/aofserver/rstring"
+
+	seam "github.com/aofserver/aofserver/command"
 )
 
-// Value types, as TYPE reports them.
+// Value types, as TYPE reports them: the seam's numbers.
 const (
-	typString uint8 = iota
-	typList
-	typSet
-	typZSet
-	typHash
-	typStream
+	typString = uint8(seam.TypeString)
+	typList   = uint8(seam.TypeList)
+	typSet    = uint8(seam.TypeSet)
+	typZSet   = uint8(seam.TypeZSet)
+	typHash   = uint8(seam.TypeHash)
+	typStream = uint8(seam.TypeStream)
 )
 
 var typeNames = [...]string{"string", "list", "set", "zset", "hash", "stream"}

@@ -98,6 +98,12 @@ func objToRDB(e entry) *rdb.Value {
 	return nil
 }
 
+// hashFromRDB builds a hash with the encoding Redis 7.0's loader ends up
+// with.
+func hashFromRDB(v *rdb.Value, s *Server) *hash.Hash {
+	return hash.FromRDB(v, rdb.LoadedEncoding(v, serverLimits(s)) != rdb.EncListpack)
+}
+
 // objFromRDB builds an entry from a decoded value.
 func (s *Server) objFromRDB(v *rdb.Value) entry {
 	switch v.Kind {
@@ -161,38 +167,4 @@ func lookupWriteTyped[T any](s *Server, c *client, key []byte, t uint8) (o *T, w
 		return nil, true
 	}
 	return (*T)(p.ptr), false
-}
-
-// memberRemover is a collection members are deleted from (sets, sorted
-// sets, hashes).
-type memberRemover interface {
-	Remove(member []byte) bool
-	Len() int
-}
-
-// removeMembers is SREM, ZREM and HDEL on the existing value o at key: it
-// deletes members, deletes the key once it is empty (Redis stops there),
-// signals and notifies, and replies with how many it deleted.
-func (s *Server) removeMembers(c *client, key []byte, o memberRemover, members [][]byte, class int, event string) {
-	deleted := 0
-	removed := false
-	for _, m := range members {
-		if o.Remove(m) {
-			deleted++
-			if o.Len() == 0 {
-				s.deleteKey(c.db, key)
-				removed = true
-				break
-			}
-		}
-	}
-	if deleted > 0 {
-		s.dirty += int64(deleted)
-		s.signalModifiedKey(c.db, key)
-		s.notify(class, event, key, c.db.id)
-		if removed {
-			s.notify(notifyGeneric, "del", key, c.db.id)
-		}
-	}
-	c.integer(int64(deleted))
 }

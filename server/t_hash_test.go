@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/aofserver/aofserver/config"
+	"github.com/aofserver/aofserver/hash"
 	"github.com/aofserver/aofserver/rdb"
 )
 
@@ -186,7 +187,7 @@ func TestHashRDB(t *testing.T) {
 		t.Fatalf("oversized listpack loads as %s/%d", h.Encoding(), h.Len())
 	}
 	cl := h.Clone()
-	cl.Set([]byte("z"), []byte("changed"), d.s.hashLimits())
+	cl.Set([]byte("z"), []byte("changed"), hash.Limits{Entries: d.s.cfg.HashMaxListpackEntries, Value: d.s.cfg.HashMaxListpackValue})
 	if got, _ := h.Get([]byte("z")); string(got) != "1" {
 		t.Fatalf("clone shares values")
 	}

@@ -2,18 +2,13 @@ package server
 
 import (
 	"sort"
-	"strconv"
 	"unsafe"
 
-	"github.com/aofserver/aofserver/dict"
 	"github.com/aofserver/aofserver/rdb"
-	"github.com/aofserver/aofserver/rstring"
 	"github.com/aofserver/aofserver/set"
-)
 
-// errLongRange is getRangeLongFromObjectOrReply's text for [-LONG_MAX,
-// LONG_MAX].
-const errLongRange = "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"
+	seam "github.com/aofserver/aofserver/command"
+)
 
 // setFromRDB builds a set with the encoding Redis's loader gives it.
 func setFromRDB(v *rdb.Value, s *Server) *set.Set {
@@ -92,7 +87,7 @@ func sremCommand(c *client, argv [][]byte) {
 		c.integer(0)
 		return
 	}
-	s.removeMembers(c, key, o, argv[2:], notifySet, "srem")
+	seam.RemoveMembers(c, key, o, argv[2:], notifySet, "srem")
 }
 
 // replySet writes every member of o as an array.
@@ -580,9 +575,9 @@ func sunionDiffGeneric(c *client, keys [][]byte, dst []byte, diff bool) {
 }
 
 func sscanCommand(c *client, argv [][]byte) {
-	collScanCommand(c, argv, c.srv.setRead, 1, func(o *set.Set, cursor uint64, count int64) ([][]byte, uint64) {
+	seam.ScanCollection(c, argv, seam.TypeSet, 1, func(o *set.Set, cursor uint64, count int64) ([][]byte, uint64) {
 		if d := o.Dict(); d != nil {
-			return collScanDict(d, cursor, count, func(out [][]byte, k string, _ *struct{}) [][]byte {
+			return seam.ScanDict(d, cursor, count, func(out [][]byte, k string, _ *struct{}) [][]byte {
 				return append(out, []byte(k))
 			})
 		}
@@ -593,111 +588,4 @@ func sscanCommand(c *client, argv [][]byte) {
 		})
 		return items, 0
 	})
-}
-
-// collScanCommand is HSCAN/SSCAN/ZSCAN: the cursor, the key (an absent key
-// is an empty page), the options, then one page of elements from page
-// (per elements per item: 2 for field/value and member/score pairs).
-func collScanCommand[T any](c *client, argv [][]byte, read func(*client, []byte) (*T, bool), per int, page func(o *T, cursor uint64, count int64) ([][]byte, uint64)) {
-	cursor, ok := parseScanCursor(c, argv[2])
-	if !ok {
-		return
-	}
-	o, wrong := read(c, argv[1])
-	if wrong {
-		return
-	}
-	if o == nil {
-		c.addReplyString("*2\r\n$1\r\n0\r\n*0\r\n")
-		return
-	}
-	opts, ok := parseCollScanOpts(c, argv[3:])
-	if !ok {
-		return
-	}
-	items, next := page(o, cursor, opts.count)
-	replyScan(c, next, opts.filter(items, per))
-}
-
-// collScanOpts are the options of HSCAN/SSCAN/ZSCAN.
-type collScanOpts struct {
-	count int64
-	pat   []byte
-}
-
-// parseCollScanOpts parses [MATCH pattern] [COUNT n] as scanGenericCommand
-// does for a key's elements (TYPE is a syntax error there).
-func parseCollScanOpts(c *client, args [][]byte) (collScanOpts, bool) {
-	o := collScanOpts{count: 10}
-	for i := 0; i < len(args); i += 2 {
-		if i+1 >= len(args) {
-			c.errSyntax()
-			return o, false
-		}
-		switch {
-		case eqFold(args[i], "count"):
-			n, ok := parseInt(args[i+1])
-			if !ok {
-				c.errNotInt()
-				return o, false
-			}
-			if n < 1 {
-				c.errSyntax()
-				return o, false
-			}
-			o.count = n
-		case eqFold(args[i], "match"):
-			o.pat = args[i+1]
-			if len(o.pat) == 1 && o.pat[0] == '*' {
-				o.pat = nil
-			}
-		default:
-			c.errSyntax()
-			return o, false
-		}
-	}
-	return o, true
-}
-
-// filter drops the groups of per items whose first item does not match.
-func (o *collScanOpts) filter(items [][]byte, per int) [][]byte {
-	if o.pat == nil {
-		return items
-	}
-	out := items[:0]
-	for i := 0; i+per <= len(items); i += per {
-		if rstring.Match(o.pat, items[i], false) {
-			out = append(out, items[i:i+per]...)
-		}
-	}
-	return out
-}
-
-// collScanDict runs Redis's scan loop over a dict: buckets until count
-// items were collected or count*10 more buckets were visited. Callers pass
-// twice the COUNT for hashes and sorted sets (field and value both count),
-// as scanGenericCommand does.
-func collScanDict[V any](d *dict.Dict[V], cursor uint64, count int64, emit func(out [][]byte, k string, v *V) [][]byte) ([][]byte, uint64) {
-	var items [][]byte
-	maxIter := count * 10
-	for {
-		cursor = d.Scan(cursor, func(k string, v *V) { items = emit(items, k, v) })
-		if cursor == 0 || maxIter == 0 {
-			break
-		}
-		maxIter--
-		if int64(len(items)) >= count {
-			break
-		}
-	}
-	return items, cursor
-}
-
-func replyScan(c *client, cursor uint64, items [][]byte) {
-	c.arrayLen(2)
-	c.bulkString(strconv.FormatUint(cursor, 10))
-	c.arrayLen(len(items))
-	for _, it := range items {
-		c.bulk(it)
-	}
 }

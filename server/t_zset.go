@@ -8,6 +8,8 @@ import (
 	"github.com/aofserver/aofserver/resp"
 	"github.com/aofserver/aofserver/skiplist"
 	"github.com/aofserver/aofserver/zset"
+
+	seam "github.com/aofserver/aofserver/command"
 )
 
 // zsetFromRDB builds a sorted set from a decoded value with the encoding
@@ -253,7 +255,7 @@ func zremCommand(c *client, argv [][]byte) {
 		c.integer(0)
 		return
 	}
-	s.removeMembers(c, key, z, argv[2:], notifyZset, "zrem")
+	seam.RemoveMembers(c, key, z, argv[2:], notifyZset, "zrem")
 }
 
 func zscoreCommand(c *client, argv [][]byte) {
@@ -863,9 +865,9 @@ func zremrangeGeneric(c *client, argv [][]byte, kind int) {
 }
 
 func zscanCommand(c *client, argv [][]byte) {
-	collScanCommand(c, argv, c.srv.zsetRead, 2, func(z *zset.Set, cursor uint64, count int64) ([][]byte, uint64) {
+	seam.ScanCollection(c, argv, seam.TypeZSet, 2, func(z *zset.Set, cursor uint64, count int64) ([][]byte, uint64) {
 		if z.Skiplist() {
-			return collScanDict(z.Dict(), cursor, count*2, func(out [][]byte, _ string, n **skiplist.Node) [][]byte {
+			return seam.ScanDict(z.Dict(), cursor, count*2, func(out [][]byte, _ string, n **skiplist.Node) [][]byte {
 				return append(out, (*n).Member, resp.FormatDouble((*n).Score))
 			})
 		}

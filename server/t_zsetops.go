@@ -8,6 +8,8 @@ import (
 	"github.com/aofserver/aofserver/set"
 	"github.com/aofserver/aofserver/skiplist"
 	"github.com/aofserver/aofserver/zset"
+
+	seam "github.com/aofserver/aofserver/command"
 )
 
 // Sorted-set algebra (ZUNION/ZINTER/ZDIFF and their STORE forms,
@@ -339,7 +341,7 @@ func zsetFromSorted(s *Server, res []zset.Entry) *zset.Set {
 func zrandmemberCommand(c *client, argv [][]byte) {
 	s := c.srv
 	if len(argv) >= 3 {
-		if l, with, ok := parseRandCount(c, argv, "withscores"); ok {
+		if l, with, ok := seam.ParseRandCount(c, argv, "withscores"); ok {
 			zrandmemberWithCount(c, argv[1], l, with)
 		}
 		return

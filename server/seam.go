@@ -1,0 +1,97 @@
+package server
+
+import (
+	"math/rand/v2"
+
+	"github.com/aofserver/aofserver/command/hashcmd"
+	"github.com/aofserver/aofserver/config"
+
+	seam "github.com/aofserver/aofserver/command"
+)
+
+// The command groups that live in packages of their own, written against
+// package command (imported as seam: our table's type is named command).
+// One line per group.
+var seamGroups = []*seam.Group{
+	&hashcmd.Group,
+}
+
+func init() {
+	for _, g := range seamGroups {
+		registerGroup(g)
+	}
+}
+
+// registerGroup adds a group's commands to the table. Each proc is wrapped
+// once here; a call passes the *client itself as the seam.Ctx.
+func registerGroup(g *seam.Group) {
+	for i := range g.Commands {
+		sp := &g.Commands[i]
+		p := sp.Proc
+		register(&command{
+			name: sp.Name, arity: sp.Arity, flags: sp.Flags,
+			firstKey: sp.FirstKey, lastKey: sp.LastKey, step: sp.Step,
+			proc:  func(c *client, argv [][]byte) { p(c, argv) },
+			group: g.Name, summary: sp.Summary, since: sp.Since,
+			acl: append([]string{g.Category}, sp.ACL...),
+		})
+	}
+}
+
+// *client is the seam's Ctx: the methods below only forward to the
+// client's and the server's own.
+var _ seam.Ctx = (*client)(nil)
+
+func (c *client) Err(msg string)               { c.err(msg) }
+func (c *client) OK()                          { c.ok() }
+func (c *client) Status(s string)              { c.status(s) }
+func (c *client) Integer(n int64)              { c.integer(n) }
+func (c *client) Bulk(b []byte)                { c.bulk(b) }
+func (c *client) BulkString(s string)          { c.bulkString(s) }
+func (c *client) BulkOrNull(b []byte, ok bool) { c.bulkOrNull(b, ok) }
+func (c *client) Null()                        { c.nullBulk() }
+func (c *client) NullArray()                   { c.nullArray() }
+func (c *client) ArrayLen(n int)               { c.arrayLen(n) }
+func (c *client) EmptyArray()                  { c.emptyArray() }
+func (c *client) MapLen(n int)                 { c.mapLen(n) }
+func (c *client) SetLen(n int)                 { c.setLen(n) }
+func (c *client) PairsLen(n int)               { c.pairsLen(n) }
+func (c *client) PairStart()                   { c.pairStart() }
+func (c *client) Double(f float64)             { c.double(f) }
+func (c *client) Boolean(b bool)               { c.boolean(b) }
+func (c *client) RESP() int                    { return c.resp }
+
+func seamValue(e entry) seam.Value { return seam.Value{Type: seam.Type(e.typ()), Ptr: e.ptr} }
+
+func (c *client) LookupRead(key []byte) (seam.Value, bool) {
+	e, ok := c.srv.lookupRead(c, key)
+	return seamValue(e), ok
+}
+
+func (c *client) LookupWrite(key []byte) (seam.Value, bool) {
+	p := c.srv.lookupWrite(c, key)
+	if p == nil {
+		return seam.Value{}, false
+	}
+	return seamValue(*p), true
+}
+
+func (c *client) KeyMiss(key []byte) { c.srv.keymiss(c, key) }
+func (c *client) AddKey(key []byte, v seam.Value) {
+	c.srv.addKey(c.db, key, newObjEntry(uint8(v.Type), v.Ptr))
+}
+func (c *client) SetKey(key []byte, v seam.Value) {
+	c.srv.setKey(c.db, key, newObjEntry(uint8(v.Type), v.Ptr), false)
+}
+func (c *client) DeleteKey(key []byte) bool    { return c.srv.deleteKey(c.db, key) }
+func (c *client) SignalModifiedKey(key []byte) { c.srv.signalModifiedKey(c.db, key) }
+func (c *client) Notify(class int, event string, key []byte) {
+	c.srv.notify(class, event, key, c.db.id)
+}
+func (c *client) AddDirty(n int64)       { c.srv.dirty += n }
+func (c *client) Config() *config.Config { return c.srv.cfg }
+func (c *client) Rand() *rand.Rand       { return c.srv.rnd }
+
+func (c *client) RewriteArgv(argv ...[]byte) { c.rewriteArgv(argv...) }
+func (c *client) PreventPropagation()        { c.preventPropagation() }
+func (c *client) Propagate(argv [][]byte)    { c.srv.propagate(c.db.id, argv) }
