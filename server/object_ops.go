@@ -104,6 +104,11 @@ func hashFromRDB(v *rdb.Value, s *Server) *hash.Hash {
 	return hash.FromRDB(v, rdb.LoadedEncoding(v, serverLimits(s)) != rdb.EncListpack)
 }
 
+// setFromRDB builds a set with the encoding Redis's loader gives it.
+func setFromRDB(v *rdb.Value, s *Server) *set.Set {
+	return set.FromRDB(v, rdb.LoadedEncoding(v, serverLimits(s)) == rdb.EncIntset)
+}
+
 // objFromRDB builds an entry from a decoded value.
 func (s *Server) objFromRDB(v *rdb.Value) entry {
 	switch v.Kind {

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/aofserver/aofserver/command/hashcmd"
+	"github.com/aofserver/aofserver/command/setcmd"
 	"github.com/aofserver/aofserver/config"
 
 	seam "github.com/aofserver/aofserver/command"
@@ -14,6 +15,7 @@ import (
 // One line per group.
 var seamGroups = []*seam.Group{
 	&hashcmd.Group,
+	&setcmd.Group,
 }
 
 func init() {
