@@ -33,6 +33,13 @@ func TestDiffFailover(t *testing.T) {
 			nodes = append(nodes, p)
 			cs = append(cs, dial(t, p.Addr()))
 		}
+		t.Cleanup(func() {
+			if t.Failed() {
+				for i, p := range nodes {
+					t.Logf("%s node %d's log:\n%s", kind, i, p.Out.Tail(4000))
+				}
+			}
+		})
 		runs[kind] = failoverScenario(t, kind, nodes, cs)
 	}
 	o, r := runs["ours"], runs["redis"]
