@@ -149,6 +149,10 @@ type Replier interface {
 	PairStart()
 	// Double replies ",d", or a bulk string in RESP2.
 	Double(f float64)
+	// DoubleString replies a double already formatted (GEOPOS's
+	// coordinates, addReplyHumanLongDouble): ",s" in RESP3, a bulk string
+	// in RESP2.
+	DoubleString(s string)
 	// Boolean replies "#t"/"#f", or 1 / 0 in RESP2.
 	Boolean(b bool)
 	// RESP is the protocol version the client speaks, 2 or 3.
@@ -165,6 +169,9 @@ type Keyspace interface {
 	// LookupWrite is lookupKeyWrite: key's live value, which the command
 	// may then change in place (the snapshot has its old value).
 	LookupWrite(key []byte) (Value, bool)
+	// LookupNoStats is key's live value with no statistics, LRU touch or
+	// keymiss event (what a blocking pop checks before serving a key).
+	LookupNoStats(key []byte) (Value, bool)
 	// KeyMiss notifies "keymiss" for a key a write lookup did not find
 	// where Redis read it with lookupKeyRead.
 	KeyMiss(key []byte)

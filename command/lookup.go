@@ -1,11 +1,5 @@
 package command
 
-import (
-	"math"
-
-	"github.com/aofserver/aofserver/rstring"
-)
-
 // ReadTyped returns key's value of type t (whose Go type is T) for a read,
 // nil if absent; wrong reports that WRONGTYPE was replied.
 func ReadTyped[T any](c Ctx, key []byte, t Type) (o *T, wrong bool) {
@@ -64,28 +58,12 @@ func RemoveMembers(c Ctx, key []byte, o MemberRemover, members [][]byte, class i
 	c.Integer(int64(deleted))
 }
 
-// ParseRandCount parses the "count [WITH...]" tail of HRANDFIELD and
-// ZRANDMEMBER with Redis's checks; ok=false after replying an error.
-func ParseRandCount(c Ctx, argv [][]byte, with string) (count int64, withPairs, ok bool) {
-	l, valid := rstring.String2ll(argv[2])
-	if !valid {
-		c.Err(ErrNotInt)
-		return 0, false, false
+// PropagateServed logs a pop: as the command's own form when it ran at
+// once, or as a separate op when it served a blocked client (later).
+func PropagateServed(c Ctx, later bool, argv ...[]byte) {
+	if later {
+		c.Propagate(argv)
+	} else {
+		c.RewriteArgv(argv...)
 	}
-	if l == math.MinInt64 {
-		c.Err(ErrLongRange)
-		return 0, false, false
-	}
-	if len(argv) > 4 || (len(argv) == 4 && !rstring.EqualFold(argv[3], with)) {
-		c.Err(ErrSyntax)
-		return 0, false, false
-	}
-	if len(argv) == 4 {
-		if l < -math.MaxInt64/2 || l > math.MaxInt64/2 {
-			c.Err("ERR value is out of range")
-			return 0, false, false
-		}
-		return l, true, true
-	}
-	return l, false, true
 }

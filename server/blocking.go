@@ -7,6 +7,8 @@ import (
 
 	"github.com/aofserver/aofserver/aof"
 	"github.com/aofserver/aofserver/rstring"
+
+	seam "github.com/aofserver/aofserver/command"
 )
 
 // Blocking list commands (BLPOP BRPOP BRPOPLPUSH BLMOVE BLMPOP).
@@ -443,7 +445,7 @@ func bpopGeneric(c *client, argv [][]byte, head bool) {
 			}
 			s.signalModifiedKey(c.db, key)
 			s.dirty++
-			s.propagateServed(c, later, []byte(pop), cloneBytes(key))
+			seam.PropagateServed(c, later, []byte(pop), cloneBytes(key))
 			return true
 		}
 		return false
@@ -530,7 +532,7 @@ func blockingMove(c *client, argv [][]byte, src, dst []byte, fromLeft, toLeft bo
 			// wrote them; served later, in lower case (as Redis).
 			form[3], form[4] = cloneBytes(argv[3]), cloneBytes(argv[4])
 		}
-		s.propagateServed(c, later, form...)
+		seam.PropagateServed(c, later, form...)
 		return true
 	}
 	s.serveOrBlock(c, [][]byte{src}, argv, timeout, "$-1\r\n", serve)

@@ -1,7 +1,9 @@
 package server
 
+import "github.com/aofserver/aofserver/command/zsetcmd"
+
 // BZPOPMIN / BZPOPMAX: the sorted-set counterparts of BLPOP, served and
-// logged (as ZPOPMIN/ZPOPMAX key) the same way.
+// logged (as ZPOPMIN/ZPOPMAX key) the same way; package zsetcmd pops.
 
 func init() {
 	zb := func(name string, proc cmdProc, summary string) *command {
@@ -23,43 +25,7 @@ func bzpopGeneric(c *client, argv [][]byte, max bool) {
 		return
 	}
 	serve := func(c *client, argv [][]byte, later bool) bool {
-		for _, key := range argv[1 : len(argv)-1] {
-			e, found := s.lookupReadNoStats(c, key)
-			if !found {
-				continue
-			}
-			if e.typ() != typZSet {
-				if later {
-					continue
-				}
-				c.errWrongType()
-				return true
-			}
-			z, _ := s.zsetWrite(c, key)
-			rk := 0
-			pop, ev := "ZPOPMIN", "zpopmin"
-			if max {
-				rk = z.Len() - 1
-				pop, ev = "ZPOPMAX", "zpopmax"
-			}
-			cur := z.Cursor(rk)
-			m, sc := cur.Get()
-			c.arrayLen(3)
-			c.bulk(key)
-			c.bulk(m)
-			c.double(sc)
-			z.DeleteRankRange(rk, rk)
-			s.notify(notifyZset, ev, key, c.db.id)
-			if z.Len() == 0 {
-				s.deleteKey(c.db, key)
-				s.notify(notifyGeneric, "del", key, c.db.id)
-			}
-			s.dirty++
-			s.signalModifiedKey(c.db, key)
-			s.propagateServed(c, later, []byte(pop), cloneBytes(key))
-			return true
-		}
-		return false
+		return zsetcmd.ServeBzpop(c, argv[1:len(argv)-1], max, later)
 	}
 	s.serveOrBlock(c, argv[1:len(argv)-1], argv, timeout, "*-1\r\n", serve)
 }

@@ -109,6 +109,29 @@ func setFromRDB(v *rdb.Value, s *Server) *set.Set {
 	return set.FromRDB(v, rdb.LoadedEncoding(v, serverLimits(s)) == rdb.EncIntset)
 }
 
+// zsetFromRDB builds a sorted set from a decoded value with the encoding
+// Redis 7.0's loader ends up with (rdb.LoadedEncoding).
+func zsetFromRDB(v *rdb.Value, s *Server) *zset.Set {
+	return zset.FromRDB(v, rdb.LoadedEncoding(v, serverLimits(s)) == rdb.EncSkiplist)
+}
+
+// serverLimits returns the encoding limits of the current configuration.
+func serverLimits(s *Server) rdb.Limits {
+	l := rdb.DefaultLimits()
+	if s == nil || s.cfg == nil {
+		return l
+	}
+	l.HashMaxListpackEntries = s.cfg.HashMaxListpackEntries
+	l.HashMaxListpackValue = s.cfg.HashMaxListpackValue
+	l.ZSetMaxListpackEntries = s.cfg.ZSetMaxListpackEntries
+	l.ZSetMaxListpackValue = s.cfg.ZSetMaxListpackValue
+	l.SetMaxIntsetEntries = s.cfg.SetMaxIntsetEntries
+	l.ListMaxListpackSize = s.cfg.ListMaxListpackSize
+	l.ListCompressDepth = s.cfg.ListCompressDepth
+	l.ListPackedThreshold = s.listPackedThreshold
+	return l
+}
+
 // objFromRDB builds an entry from a decoded value.
 func (s *Server) objFromRDB(v *rdb.Value) entry {
 	switch v.Kind {

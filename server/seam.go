@@ -5,6 +5,7 @@ import (
 
 	"github.com/aofserver/aofserver/command/hashcmd"
 	"github.com/aofserver/aofserver/command/setcmd"
+	"github.com/aofserver/aofserver/command/zsetcmd"
 	"github.com/aofserver/aofserver/config"
 
 	seam "github.com/aofserver/aofserver/command"
@@ -16,6 +17,8 @@ import (
 var seamGroups = []*seam.Group{
 	&hashcmd.Group,
 	&setcmd.Group,
+	&zsetcmd.Group,
+	&zsetcmd.GeoGroup,
 }
 
 func init() {
@@ -61,7 +64,17 @@ func (c *client) PairsLen(n int)               { c.pairsLen(n) }
 func (c *client) PairStart()                   { c.pairStart() }
 func (c *client) Double(f float64)             { c.double(f) }
 func (c *client) Boolean(b bool)               { c.boolean(b) }
-func (c *client) RESP() int                    { return c.resp }
+
+func (c *client) DoubleString(s string) {
+	if c.resp == 3 {
+		c.out = append(c.out, ',')
+		c.out = append(c.out, s...)
+		c.out = append(c.out, '\r', '\n')
+		return
+	}
+	c.bulkString(s)
+}
+func (c *client) RESP() int { return c.resp }
 
 func seamValue(e entry) seam.Value { return seam.Value{Type: seam.Type(e.typ()), Ptr: e.ptr} }
 
@@ -76,6 +89,11 @@ func (c *client) LookupWrite(key []byte) (seam.Value, bool) {
 		return seam.Value{}, false
 	}
 	return seamValue(*p), true
+}
+
+func (c *client) LookupNoStats(key []byte) (seam.Value, bool) {
+	e, ok := c.srv.lookupReadNoStats(c, key)
+	return seamValue(e), ok
 }
 
 func (c *client) KeyMiss(key []byte) { c.srv.keymiss(c, key) }

@@ -1,5 +1,9 @@
 package server
 
+import (
+	seam "github.com/aofserver/aofserver/command"
+)
+
 // LMPOP (non-blocking), following Redis 7.0's lmpopGenericCommand and
 // mpopGenericCommand: it is propagated as LPOP/RPOP key count.
 
@@ -9,7 +13,7 @@ func init() {
 }
 
 func lmpopCommand(c *client, argv [][]byte) {
-	keys, right, count, ok := parseMpop(c, argv, 1, "left", "right")
+	keys, right, count, ok := seam.ParseMpop(c, argv, 1, "left", "right")
 	if !ok {
 		return
 	}
@@ -56,7 +60,7 @@ func serveLmpop(c *client, keys [][]byte, head bool, count int64, later bool) bo
 		if head {
 			name = "LPOP"
 		}
-		s.propagateServed(c, later, []byte(name), cloneBytes(key), formatInt(int64(n)))
+		seam.PropagateServed(c, later, []byte(name), cloneBytes(key), formatInt(int64(n)))
 		return true
 	}
 	return false

@@ -1,37 +1,21 @@
-package server
+package zsetcmd
 
 import (
+	"bytes"
 	"math"
 	"sort"
-	"unsafe"
+	"strconv"
+	"strings"
 
+	"github.com/aofserver/aofserver/command"
+	"github.com/aofserver/aofserver/rstring"
 	"github.com/aofserver/aofserver/set"
 	"github.com/aofserver/aofserver/skiplist"
 	"github.com/aofserver/aofserver/zset"
-
-	seam "github.com/aofserver/aofserver/command"
 )
 
 // Sorted-set algebra (ZUNION/ZINTER/ZDIFF and their STORE forms,
 // ZINTERCARD), ZRANDMEMBER and ZMPOP, following Redis 7.0's t_zset.c.
-
-func init() {
-	z := func(name string, arity int, flags uint64, first, last, step int, proc cmdProc, summary, since string, acl ...string) *command {
-		return &command{name: name, arity: arity, flags: flags, firstKey: first, lastKey: last, step: step, proc: proc, group: "sorted-set", summary: summary, since: since, acl: append([]string{"@sortedset"}, acl...)}
-	}
-	w, r := cmdWrite|cmdDenyOOM, cmdReadonly
-	register(
-		z("zunionstore", -4, w, 1, 1, 1, zunionstoreCommand, "Add multiple sorted sets and store the resulting sorted set in a new key", "2.0.0", "@write", "@slow"),
-		z("zinterstore", -4, w, 1, 1, 1, zinterstoreCommand, "Intersect multiple sorted sets and store the resulting sorted set in a new key", "2.0.0", "@write", "@slow"),
-		z("zdiffstore", -4, w, 1, 1, 1, zdiffstoreCommand, "Subtract multiple sorted sets and store the resulting sorted set in a new key", "6.2.0", "@write", "@slow"),
-		z("zunion", -3, r, 2, 2, 1, zunionCommand, "Add multiple sorted sets", "6.2.0", "@read", "@slow"),
-		z("zinter", -3, r, 2, 2, 1, zinterCommand, "Intersect multiple sorted sets", "6.2.0", "@read", "@slow"),
-		z("zdiff", -3, r, 2, 2, 1, zdiffCommand, "Subtract multiple sorted sets", "6.2.0", "@read", "@slow"),
-		z("zintercard", -3, r, 2, 2, 1, zintercardCommand, "Intersect multiple sorted sets and return the cardinality of the result", "7.0.0", "@read", "@slow"),
-		z("zrandmember", -2, r, 1, 1, 1, zrandmemberCommand, "Get one or multiple random elements from a sorted set", "6.2.0", "@read", "@slow"),
-		z("zmpop", -4, cmdWrite, 2, 2, 1, zmpopCommand, "Remove and return members with scores in a sorted set", "7.0.0", "@write", "@slow"),
-	)
-}
 
 const (
 	zopUnion = iota
@@ -83,7 +67,7 @@ func (src *zopSrc) each(fn func(m []byte, score float64)) {
 func (src *zopSrc) elements() []zset.Entry {
 	out := make([]zset.Entry, 0, src.length())
 	src.each(func(m []byte, sc float64) {
-		out = append(out, zset.Entry{Member: cloneBytes(m), Score: sc})
+		out = append(out, zset.Entry{Member: bytes.Clone(m), Score: sc})
 	})
 	return out
 }
@@ -120,51 +104,52 @@ func zunionInterAggregate(target *float64, val float64, agg int) {
 // zopStoreEvents are the Z*STORE events by operation.
 var zopStoreEvents = [...]string{zopUnion: "zunionstore", zopInter: "zinterstore", zopDiff: "zdiffstore"}
 
-func zunionstoreCommand(c *client, argv [][]byte) {
+func zunionstoreCommand(c command.Ctx, argv [][]byte) {
 	zsetOpGeneric(c, argv, argv[1], 2, zopUnion, false)
 }
-func zinterstoreCommand(c *client, argv [][]byte) {
+func zinterstoreCommand(c command.Ctx, argv [][]byte) {
 	zsetOpGeneric(c, argv, argv[1], 2, zopInter, false)
 }
-func zdiffstoreCommand(c *client, argv [][]byte) { zsetOpGeneric(c, argv, argv[1], 2, zopDiff, false) }
-func zunionCommand(c *client, argv [][]byte)     { zsetOpGeneric(c, argv, nil, 1, zopUnion, false) }
-func zinterCommand(c *client, argv [][]byte)     { zsetOpGeneric(c, argv, nil, 1, zopInter, false) }
-func zdiffCommand(c *client, argv [][]byte)      { zsetOpGeneric(c, argv, nil, 1, zopDiff, false) }
-func zintercardCommand(c *client, argv [][]byte) { zsetOpGeneric(c, argv, nil, 1, zopInter, true) }
+func zdiffstoreCommand(c command.Ctx, argv [][]byte) {
+	zsetOpGeneric(c, argv, argv[1], 2, zopDiff, false)
+}
+func zunionCommand(c command.Ctx, argv [][]byte)     { zsetOpGeneric(c, argv, nil, 1, zopUnion, false) }
+func zinterCommand(c command.Ctx, argv [][]byte)     { zsetOpGeneric(c, argv, nil, 1, zopInter, false) }
+func zdiffCommand(c command.Ctx, argv [][]byte)      { zsetOpGeneric(c, argv, nil, 1, zopDiff, false) }
+func zintercardCommand(c command.Ctx, argv [][]byte) { zsetOpGeneric(c, argv, nil, 1, zopInter, true) }
 
 // zsetOpGeneric is zunionInterDiffGenericCommand.
-func zsetOpGeneric(c *client, argv [][]byte, dst []byte, numkeysIdx int, op int, cardOnly bool) {
-	s := c.srv
-	setnum, ok := parseInt(argv[numkeysIdx])
+func zsetOpGeneric(c command.Ctx, argv [][]byte, dst []byte, numkeysIdx int, op int, cardOnly bool) {
+	setnum, ok := rstring.String2ll(argv[numkeysIdx])
 	if !ok {
-		c.errNotInt()
+		c.Err(command.ErrNotInt)
 		return
 	}
 	if setnum < 1 {
-		c.err("ERR at least 1 input key is needed for '" + string(lowerASCII(argv[0])) + "' command")
+		c.Err("ERR at least 1 input key is needed for '" + strings.ToLower(string(argv[0])) + "' command")
 		return
 	}
 	if setnum > int64(len(argv)-(numkeysIdx+1)) {
-		c.errSyntax()
+		c.Err(command.ErrSyntax)
 		return
 	}
 	srcs := make([]zopSrc, setnum)
 	j := numkeysIdx + 1
 	for i := range srcs {
 		// Redis 7.0 reads the inputs with lookupKeyRead even for STORE.
-		e, found := s.lookupRead(c, argv[j])
+		e, found := c.LookupRead(argv[j])
 		j++
 		srcs[i].weight = 1
 		if !found {
 			continue
 		}
-		switch e.typ() {
-		case typZSet:
-			srcs[i].z = (*zset.Set)(e.ptr)
-		case typSet:
-			srcs[i].set = (*set.Set)(e.ptr)
+		switch e.Type {
+		case command.TypeZSet:
+			srcs[i].z = (*zset.Set)(e.Ptr)
+		case command.TypeSet:
+			srcs[i].set = (*set.Set)(e.Ptr)
 		default:
-			c.errWrongType()
+			c.Err(command.ErrWrongType)
 			return
 		}
 	}
@@ -175,43 +160,43 @@ func zsetOpGeneric(c *client, argv [][]byte, dst []byte, numkeysIdx int, op int,
 		remaining := len(argv) - j
 		a := argv[j]
 		switch {
-		case op != zopDiff && !cardOnly && remaining >= int(setnum)+1 && eqFold(a, "weights"):
+		case op != zopDiff && !cardOnly && remaining >= int(setnum)+1 && rstring.EqualFold(a, "weights"):
 			j++
 			for i := range srcs {
 				w, ok := zset.ParseScore(argv[j])
 				if !ok {
-					c.err("ERR weight value is not a float")
+					c.Err("ERR weight value is not a float")
 					return
 				}
 				srcs[i].weight = w
 				j++
 			}
-		case op != zopDiff && !cardOnly && remaining >= 2 && eqFold(a, "aggregate"):
+		case op != zopDiff && !cardOnly && remaining >= 2 && rstring.EqualFold(a, "aggregate"):
 			switch v := argv[j+1]; {
-			case eqFold(v, "sum"):
+			case rstring.EqualFold(v, "sum"):
 				agg = zaggSum
-			case eqFold(v, "min"):
+			case rstring.EqualFold(v, "min"):
 				agg = zaggMin
-			case eqFold(v, "max"):
+			case rstring.EqualFold(v, "max"):
 				agg = zaggMax
 			default:
-				c.errSyntax()
+				c.Err(command.ErrSyntax)
 				return
 			}
 			j += 2
-		case dst == nil && !cardOnly && eqFold(a, "withscores"):
+		case dst == nil && !cardOnly && rstring.EqualFold(a, "withscores"):
 			withScores = true
 			j++
-		case cardOnly && remaining >= 2 && eqFold(a, "limit"):
-			v, ok := parseInt(argv[j+1])
+		case cardOnly && remaining >= 2 && rstring.EqualFold(a, "limit"):
+			v, ok := rstring.String2ll(argv[j+1])
 			if !ok || v < 0 {
-				c.err("ERR LIMIT can't be negative")
+				c.Err("ERR LIMIT can't be negative")
 				return
 			}
 			limit = v
 			j += 2
 		default:
-			c.errSyntax()
+			c.Err(command.ErrSyntax)
 			return
 		}
 	}
@@ -265,7 +250,7 @@ func zsetOpGeneric(c *client, argv [][]byte, dst []byte, numkeysIdx int, op int,
 					return
 				}
 				idx[string(m)] = len(res)
-				res = append(res, zset.Entry{Member: cloneBytes(m), Score: score})
+				res = append(res, zset.Entry{Member: bytes.Clone(m), Score: score})
 			})
 		}
 	case zopDiff:
@@ -280,7 +265,7 @@ func zsetOpGeneric(c *client, argv [][]byte, dst []byte, numkeysIdx int, op int,
 		}
 	}
 	if cardOnly {
-		c.integer(card)
+		c.Integer(card)
 		return
 	}
 	sort.Slice(res, func(a, b int) bool {
@@ -288,46 +273,47 @@ func zsetOpGeneric(c *client, argv [][]byte, dst []byte, numkeysIdx int, op int,
 	})
 	if dst != nil {
 		if len(res) == 0 {
-			c.integer(0)
-			if s.deleteKey(c.db, dst) {
-				s.signalModifiedKey(c.db, dst)
-				s.notify(notifyGeneric, "del", dst, c.db.id)
-				s.dirty++
+			c.Integer(0)
+			if c.DeleteKey(dst) {
+				c.SignalModifiedKey(dst)
+				c.Notify(command.NotifyGeneric, "del", dst)
+				c.AddDirty(1)
 			}
 			return
 		}
-		s.setKey(c.db, dst, newObjEntry(typZSet, unsafe.Pointer(zsetFromSorted(s, res))), false)
-		c.integer(int64(len(res)))
-		s.signalModifiedKey(c.db, dst)
-		s.notify(notifyZset, zopStoreEvents[op], dst, c.db.id)
-		s.dirty++
+		c.SetKey(dst, command.Obj(command.TypeZSet, zsetFromSorted(c, res)))
+		c.Integer(int64(len(res)))
+		c.SignalModifiedKey(dst)
+		c.Notify(command.NotifyZset, zopStoreEvents[op], dst)
+		c.AddDirty(1)
 		return
 	}
 	if withScores {
-		c.pairsLen(len(res))
+		c.PairsLen(len(res))
 	} else {
-		c.arrayLen(len(res))
+		c.ArrayLen(len(res))
 	}
 	for _, e := range res {
 		if withScores {
-			c.pairStart()
+			c.PairStart()
 		}
-		c.bulk(e.Member)
+		c.Bulk(e.Member)
 		if withScores {
-			c.double(e.Score)
+			c.Double(e.Score)
 		}
 	}
 }
 
 // zsetFromSorted builds a sorted set from distinct, ordered, owned entries
 // with the encoding zsetConvertToListpackIfNeeded would leave.
-func zsetFromSorted(s *Server, res []zset.Entry) *zset.Set {
+func zsetFromSorted(c command.Ctx, res []zset.Entry) *zset.Set {
+	cfg := c.Config()
 	maxLen := 0
 	for _, e := range res {
 		maxLen = max(maxLen, len(e.Member))
 	}
 	var z *zset.Set
-	if len(res) <= s.cfg.ZSetMaxListpackEntries && maxLen <= s.cfg.ZSetMaxListpackValue {
+	if len(res) <= cfg.ZSetMaxListpackEntries && maxLen <= cfg.ZSetMaxListpackValue {
 		z = zset.NewListpack(len(res))
 	} else {
 		z = zset.NewSkiplist(len(res))
@@ -338,38 +324,36 @@ func zsetFromSorted(s *Server, res []zset.Entry) *zset.Set {
 	return z
 }
 
-func zrandmemberCommand(c *client, argv [][]byte) {
-	s := c.srv
+func zrandmemberCommand(c command.Ctx, argv [][]byte) {
 	if len(argv) >= 3 {
-		if l, with, ok := seam.ParseRandCount(c, argv, "withscores"); ok {
+		if l, with, ok := command.ParseRandCount(c, argv, "withscores"); ok {
 			zrandmemberWithCount(c, argv[1], l, with)
 		}
 		return
 	}
-	z, wrong := s.zsetRead(c, argv[1])
+	z, wrong := read(c, argv[1])
 	if wrong {
 		return
 	}
 	if z == nil {
-		c.nullBulk()
+		c.Null()
 		return
 	}
-	cur := z.Cursor(s.rnd.IntN(z.Len()))
+	cur := z.Cursor(c.Rand().IntN(z.Len()))
 	m, _ := cur.Get()
-	c.bulk(m)
+	c.Bulk(m)
 }
 
 // zrandmemberWithCount: a negative count allows repeats and returns
 // exactly -count members; a positive one min(count, size) distinct
 // members, the whole set in order when count >= size.
-func zrandmemberWithCount(c *client, key []byte, l int64, withScores bool) {
-	s := c.srv
-	z, wrong := s.zsetRead(c, key)
+func zrandmemberWithCount(c command.Ctx, key []byte, l int64, withScores bool) {
+	z, wrong := read(c, key)
 	if wrong {
 		return
 	}
 	if z == nil || l == 0 {
-		c.emptyArray()
+		c.EmptyArray()
 		return
 	}
 	uniq := l > 0
@@ -378,17 +362,17 @@ func zrandmemberWithCount(c *client, key []byte, l int64, withScores bool) {
 		count = -l
 	}
 	per := 1
-	if withScores && c.resp == 2 {
+	if withScores && c.RESP() == 2 {
 		per = 2
 	}
 	size := int64(z.Len())
 	emit := func(m []byte, sc float64) {
 		if withScores {
-			c.pairStart()
+			c.PairStart()
 		}
-		c.bulk(m)
+		c.Bulk(m)
 		if withScores {
-			c.double(sc)
+			c.Double(sc)
 		}
 	}
 	at := func(rk int) ([]byte, float64) {
@@ -396,61 +380,62 @@ func zrandmemberWithCount(c *client, key []byte, l int64, withScores bool) {
 		return cur.Get()
 	}
 	if !uniq || count == 1 {
-		c.arrayLen(int(count) * per)
+		c.ArrayLen(int(count) * per)
 		for i := int64(0); i < count; i++ {
-			emit(at(s.rnd.IntN(int(size))))
+			emit(at(c.Rand().IntN(int(size))))
 		}
 		return
 	}
 	if count >= size {
 		// zuiNext walks a sorted set from its tail.
-		c.arrayLen(int(size) * per)
+		c.ArrayLen(int(size) * per)
 		for cur := z.Cursor(int(size) - 1); cur.Valid(); cur.Step(true) {
 			emit(cur.Get())
 		}
 		return
 	}
-	c.arrayLen(int(count) * per)
+	c.ArrayLen(int(count) * per)
 	all := make([]zset.Entry, 0, size)
 	z.Each(func(m []byte, sc float64) bool {
 		all = append(all, zset.Entry{Member: m, Score: sc})
 		return true
 	})
 	for i := 0; i < int(count); i++ {
-		j := i + s.rnd.IntN(len(all)-i)
+		j := i + c.Rand().IntN(len(all)-i)
 		all[i], all[j] = all[j], all[i]
 		emit(all[i].Member, all[i].Score)
 	}
 }
 
-func zmpopCommand(c *client, argv [][]byte) {
-	keys, max, count, ok := parseMpop(c, argv, 1, "min", "max")
+func zmpopCommand(c command.Ctx, argv [][]byte) {
+	keys, max, count, ok := command.ParseMpop(c, argv, 1, "min", "max")
 	if !ok {
 		return
 	}
-	if !serveZmpop(c, keys, max, count, false) {
-		c.nullArray()
+	if !ServeZmpop(c, keys, max, count, false) {
+		c.NullArray()
 	}
 }
 
-// serveZmpop is serveLmpop for sorted sets (ZMPOP, BZMPOP).
-func serveZmpop(c *client, keys [][]byte, max bool, count int64, later bool) bool {
-	s := c.srv
+// ServeZmpop is serveLmpop for sorted sets (ZMPOP, and BZMPOP in server):
+// it pops from the first non-empty sorted set of keys; later is set when
+// it serves a blocked client. It reports whether it replied.
+func ServeZmpop(c command.Ctx, keys [][]byte, max bool, count int64, later bool) bool {
 	for _, key := range keys {
-		if e, found := s.lookupReadNoStats(c, key); !found {
+		if e, found := c.LookupNoStats(key); !found {
 			continue
-		} else if e.typ() != typZSet {
+		} else if e.Type != command.TypeZSet {
 			if later {
 				continue
 			}
-			c.errWrongType()
+			c.Err(command.ErrWrongType)
 			return true
 		}
-		z, _ := s.zsetWrite(c, key)
+		z, _ := write(c, key)
 		n := int(min(count, int64(z.Len())))
-		c.arrayLen(2)
-		c.bulk(key)
-		c.arrayLen(n)
+		c.ArrayLen(2)
+		c.Bulk(key)
+		c.ArrayLen(n)
 		for i := 0; i < n; i++ {
 			rk := 0
 			if max {
@@ -458,23 +443,67 @@ func serveZmpop(c *client, keys [][]byte, max bool, count int64, later bool) boo
 			}
 			cur := z.Cursor(rk)
 			m, sc := cur.Get()
-			c.arrayLen(2)
-			c.bulk(m)
-			c.double(sc)
+			c.ArrayLen(2)
+			c.Bulk(m)
+			c.Double(sc)
 			z.DeleteRankRange(rk, rk)
 		}
-		s.notify(notifyZset, zpopEvent(max), key, c.db.id)
+		c.Notify(command.NotifyZset, zpopEvent(max), key)
 		if z.Len() == 0 {
-			s.deleteKey(c.db, key)
-			s.notify(notifyGeneric, "del", key, c.db.id)
+			c.DeleteKey(key)
+			c.Notify(command.NotifyGeneric, "del", key)
 		}
-		s.dirty += int64(n)
-		s.signalModifiedKey(c.db, key)
+		c.AddDirty(int64(n))
+		c.SignalModifiedKey(key)
 		name := "ZPOPMIN"
 		if max {
 			name = "ZPOPMAX"
 		}
-		s.propagateServed(c, later, []byte(name), cloneBytes(key), formatInt(int64(n)))
+		command.PropagateServed(c, later, []byte(name), bytes.Clone(key), strconv.AppendInt(nil, int64(n), 10))
+		return true
+	}
+	return false
+}
+
+// ServeBzpop serves BZPOPMIN/BZPOPMAX (blocking in server) from the first
+// non-empty sorted set of keys, logged as ZPOPMIN/ZPOPMAX key; later is
+// set when it serves a blocked client, which skips keys of another type.
+// It reports whether it replied.
+func ServeBzpop(c command.Ctx, keys [][]byte, max, later bool) bool {
+	for _, key := range keys {
+		e, found := c.LookupNoStats(key)
+		if !found {
+			continue
+		}
+		if e.Type != command.TypeZSet {
+			if later {
+				continue
+			}
+			c.Err(command.ErrWrongType)
+			return true
+		}
+		z, _ := write(c, key)
+		rk := 0
+		pop, ev := "ZPOPMIN", "zpopmin"
+		if max {
+			rk = z.Len() - 1
+			pop, ev = "ZPOPMAX", "zpopmax"
+		}
+		cur := z.Cursor(rk)
+		m, sc := cur.Get()
+		c.ArrayLen(3)
+		c.Bulk(key)
+		c.Bulk(m)
+		c.Double(sc)
+		z.DeleteRankRange(rk, rk)
+		c.Notify(command.NotifyZset, ev, key)
+		if z.Len() == 0 {
+			c.DeleteKey(key)
+			c.Notify(command.NotifyGeneric, "del", key)
+		}
+		c.AddDirty(1)
+		c.SignalModifiedKey(key)
+		command.PropagateServed(c, later, []byte(pop), bytes.Clone(key))
 		return true
 	}
 	return false

@@ -1,36 +1,37 @@
-package server
+package zsetcmd
 
 import (
+	"bytes"
 	"math"
 	"sort"
 	"strconv"
 	"strings"
-	"unsafe"
 
+	"github.com/aofserver/aofserver/command"
 	"github.com/aofserver/aofserver/geohash"
+	"github.com/aofserver/aofserver/rstring"
 	"github.com/aofserver/aofserver/zset"
 )
 
 // GEO commands (Redis's geo.c): a geo index is a sorted set whose scores
 // are 52-bit geohashes (see package geohash).
 
-func init() {
-	g := func(name string, arity int, flags uint64, first, last int, proc cmdProc, summary, since string, acl ...string) *command {
-		return &command{name: name, arity: arity, flags: flags, firstKey: first, lastKey: last, step: 1, proc: proc, group: "geo", summary: summary, since: since, acl: append(acl[:1:1], append([]string{"@geo"}, acl[1:]...)...)}
-	}
-	w, r := cmdWrite|cmdDenyOOM, cmdReadonly
-	register(
-		g("geoadd", -5, w, 1, 1, geoaddCommand, "Add one or more geospatial items in the geospatial index represented using a sorted set", "3.2.0", "@write", "@slow"),
-		g("geodist", -4, r, 1, 1, geodistCommand, "Returns the distance between two members of a geospatial index", "3.2.0", "@read", "@slow"),
-		g("geohash", -2, r, 1, 1, geohashCommand, "Returns members of a geospatial index as standard geohash strings", "3.2.0", "@read", "@slow"),
-		g("geopos", -2, r, 1, 1, geoposCommand, "Returns longitude and latitude of members of a geospatial index", "3.2.0", "@read", "@slow"),
-		g("georadius", -6, w, 1, 1, georadiusCommand, "Query a sorted set representing a geospatial index to fetch members matching a given maximum distance from a point", "3.2.0", "@write", "@slow"),
-		g("georadius_ro", -6, r, 1, 1, georadiusROCommand, "A read-only variant for GEORADIUS", "3.2.10", "@read", "@slow"),
-		g("georadiusbymember", -5, w, 1, 1, georadiusbymemberCommand, "Query a sorted set representing a geospatial index to fetch members matching a given maximum distance from a member", "3.2.0", "@write", "@slow"),
-		g("georadiusbymember_ro", -5, r, 1, 1, georadiusbymemberROCommand, "A read-only variant for GEORADIUSBYMEMBER", "3.2.10", "@read", "@slow"),
-		g("geosearch", -7, r, 1, 1, geosearchCommand, "Query a sorted set representing a geospatial index to fetch members inside an area of a box or a circle.", "6.2.0", "@read", "@slow"),
-		g("geosearchstore", -8, w, 1, 2, geosearchstoreCommand, "Query a sorted set representing a geospatial index to fetch members inside an area of a box or a circle, and store the result in another key.", "6.2.0", "@write", "@slow"),
-	)
+// GeoGroup is the "geo" group, as the server registers it.
+var GeoGroup = command.Group{Name: "geo", Category: "@geo", Commands: []command.Spec{
+	geo("geoadd", -5, w, 1, 1, geoaddCommand, "Add one or more geospatial items in the geospatial index represented using a sorted set", "3.2.0", "@write", "@slow"),
+	geo("geodist", -4, r, 1, 1, geodistCommand, "Returns the distance between two members of a geospatial index", "3.2.0", "@read", "@slow"),
+	geo("geohash", -2, r, 1, 1, geohashCommand, "Returns members of a geospatial index as standard geohash strings", "3.2.0", "@read", "@slow"),
+	geo("geopos", -2, r, 1, 1, geoposCommand, "Returns longitude and latitude of members of a geospatial index", "3.2.0", "@read", "@slow"),
+	geo("georadius", -6, w, 1, 1, georadiusCommand, "Query a sorted set representing a geospatial index to fetch members matching a given maximum distance from a point", "3.2.0", "@write", "@slow"),
+	geo("georadius_ro", -6, r, 1, 1, georadiusROCommand, "A read-only variant for GEORADIUS", "3.2.10", "@read", "@slow"),
+	geo("georadiusbymember", -5, w, 1, 1, georadiusbymemberCommand, "Query a sorted set representing a geospatial index to fetch members matching a given maximum distance from a member", "3.2.0", "@write", "@slow"),
+	geo("georadiusbymember_ro", -5, r, 1, 1, georadiusbymemberROCommand, "A read-only variant for GEORADIUSBYMEMBER", "3.2.10", "@read", "@slow"),
+	geo("geosearch", -7, r, 1, 1, geosearchCommand, "Query a sorted set representing a geospatial index to fetch members inside an area of a box or a circle.", "6.2.0", "@read", "@slow"),
+	geo("geosearchstore", -8, w, 1, 2, geosearchstoreCommand, "Query a sorted set representing a geospatial index to fetch members inside an area of a box or a circle, and store the result in another key.", "6.2.0", "@write", "@slow"),
+}}
+
+func geo(name string, arity int, flags command.Flag, first, last int, proc command.Proc, summary, since string, acl ...string) command.Spec {
+	return command.Spec{Name: name, Arity: arity, Flags: flags, FirstKey: first, LastKey: last, Step: 1, Proc: proc, Summary: summary, Since: since, ACL: acl}
 }
 
 // cFormatF is C's "%f".
@@ -45,13 +46,13 @@ func cFormatF(f float64) string {
 }
 
 // geoParseDouble is getDoubleFromObjectOrReply with an optional message.
-func geoParseDouble(c *client, b []byte, msg string) (float64, bool) {
+func geoParseDouble(c command.Ctx, b []byte, msg string) (float64, bool) {
 	f, ok := zset.ParseScore(b)
 	if !ok {
 		if msg == "" {
-			c.err(errNotFloat)
+			c.Err(command.ErrNotFloat)
 		} else {
-			c.err("ERR " + msg)
+			c.Err("ERR " + msg)
 		}
 		return 0, false
 	}
@@ -59,7 +60,7 @@ func geoParseDouble(c *client, b []byte, msg string) (float64, bool) {
 }
 
 // geoLonLat is extractLongLatOrReply.
-func geoLonLat(c *client, argv [][]byte) (lon, lat float64, ok bool) {
+func geoLonLat(c command.Ctx, argv [][]byte) (lon, lat float64, ok bool) {
 	if lon, ok = geoParseDouble(c, argv[0], ""); !ok {
 		return
 	}
@@ -67,36 +68,36 @@ func geoLonLat(c *client, argv [][]byte) (lon, lat float64, ok bool) {
 		return
 	}
 	if lon < geohash.LongMin || lon > geohash.LongMax || lat < geohash.LatMin || lat > geohash.LatMax {
-		c.err("ERR invalid longitude,latitude pair " + cFormatF(lon) + "," + cFormatF(lat))
+		c.Err("ERR invalid longitude,latitude pair " + cFormatF(lon) + "," + cFormatF(lat))
 		return 0, 0, false
 	}
 	return lon, lat, true
 }
 
 // geoUnit is extractUnitOrReply: meters per unit, or -1 after an error.
-func geoUnit(c *client, u []byte) float64 {
+func geoUnit(c command.Ctx, u []byte) float64 {
 	switch {
-	case eqFold(u, "m"):
+	case rstring.EqualFold(u, "m"):
 		return 1
-	case eqFold(u, "km"):
+	case rstring.EqualFold(u, "km"):
 		return 1000
-	case eqFold(u, "ft"):
+	case rstring.EqualFold(u, "ft"):
 		return 0.3048
-	case eqFold(u, "mi"):
+	case rstring.EqualFold(u, "mi"):
 		return 1609.34
 	}
-	c.err("ERR unsupported unit provided. please use M, KM, FT, MI")
+	c.Err("ERR unsupported unit provided. please use M, KM, FT, MI")
 	return -1
 }
 
 // geoDistanceArg is extractDistanceOrReply: <radius> <unit>.
-func geoDistanceArg(c *client, argv [][]byte) (radius, conversion float64, ok bool) {
+func geoDistanceArg(c command.Ctx, argv [][]byte) (radius, conversion float64, ok bool) {
 	d, ok := geoParseDouble(c, argv[0], "need numeric radius")
 	if !ok {
 		return 0, 0, false
 	}
 	if d < 0 {
-		c.err("ERR radius cannot be negative")
+		c.Err("ERR radius cannot be negative")
 		return 0, 0, false
 	}
 	conv := geoUnit(c, argv[1])
@@ -107,7 +108,7 @@ func geoDistanceArg(c *client, argv [][]byte) (radius, conversion float64, ok bo
 }
 
 // geoBoxArg is extractBoxOrReply: <width> <height> <unit>.
-func geoBoxArg(c *client, argv [][]byte) (w, h, conversion float64, ok bool) {
+func geoBoxArg(c command.Ctx, argv [][]byte) (w, h, conversion float64, ok bool) {
 	if w, ok = geoParseDouble(c, argv[0], "need numeric width"); !ok {
 		return
 	}
@@ -115,7 +116,7 @@ func geoBoxArg(c *client, argv [][]byte) (w, h, conversion float64, ok bool) {
 		return
 	}
 	if h < 0 || w < 0 {
-		c.err("ERR height or width cannot be negative")
+		c.Err("ERR height or width cannot be negative")
 		return 0, 0, 0, false
 	}
 	conv := geoUnit(c, argv[2])
@@ -143,7 +144,7 @@ func geoFormatDistance(d float64) string {
 
 // humanLongDouble replies a coordinate as addReplyHumanLongDouble: "%.17Lf"
 // with trailing zeros removed, bulk in RESP2 and a double in RESP3.
-func (c *client) humanLongDouble(f float64) {
+func humanLongDouble(c command.Ctx, f float64) {
 	s := strconv.FormatFloat(f, 'f', 17, 64)
 	if strings.IndexByte(s, '.') >= 0 {
 		s = strings.TrimRight(s, "0")
@@ -152,37 +153,31 @@ func (c *client) humanLongDouble(f float64) {
 	if s == "-0" {
 		s = "0" // ld2string's human mode prints negative zero as "0"
 	}
-	if c.resp == 3 {
-		c.out = append(c.out, ',')
-		c.out = append(c.out, s...)
-		c.out = append(c.out, '\r', '\n')
-		return
-	}
-	c.bulkString(s)
+	c.DoubleString(s)
 }
 
-func geoaddCommand(c *client, argv [][]byte) {
+func geoaddCommand(c command.Ctx, argv [][]byte) {
 	xx, nx := false, false
 	longidx := 2
 	for ; longidx < len(argv); longidx++ {
 		a := argv[longidx]
-		if eqFold(a, "nx") {
+		if rstring.EqualFold(a, "nx") {
 			nx = true
-		} else if eqFold(a, "xx") {
+		} else if rstring.EqualFold(a, "xx") {
 			xx = true
-		} else if !eqFold(a, "ch") {
+		} else if !rstring.EqualFold(a, "ch") {
 			break
 		}
 	}
 	if (len(argv)-longidx)%3 != 0 || (xx && nx) {
-		c.errSyntax()
+		c.Err(command.ErrSyntax)
 		return
 	}
 	elements := (len(argv) - longidx) / 3
 	zargv := make([][]byte, 0, longidx+elements*2)
 	zargv = append(zargv, []byte("zadd"))
 	for i := 1; i < longidx; i++ {
-		zargv = append(zargv, cloneBytes(argv[i]))
+		zargv = append(zargv, bytes.Clone(argv[i]))
 	}
 	for i := 0; i < elements; i++ {
 		p := argv[longidx+i*3:]
@@ -191,10 +186,10 @@ func geoaddCommand(c *client, argv [][]byte) {
 			return
 		}
 		h, _ := geohash.EncodeWGS84(lon, lat, geohash.StepMax)
-		zargv = append(zargv, strconv.AppendUint(nil, h.Align52(), 10), cloneBytes(p[2]))
+		zargv = append(zargv, strconv.AppendUint(nil, h.Align52(), 10), bytes.Clone(p[2]))
 	}
 	zaddGeneric(c, zargv, 0)
-	c.rewriteArgv(zargv...)
+	c.RewriteArgv(zargv...)
 }
 
 // geoZsetScore returns member's score in a possibly absent zset.
@@ -205,52 +200,52 @@ func geoZsetScore(z *zset.Set, member []byte) (float64, bool) {
 	return z.Score(member)
 }
 
-func geodistCommand(c *client, argv [][]byte) {
+func geodistCommand(c command.Ctx, argv [][]byte) {
 	toMeter := 1.0
 	if len(argv) == 5 {
 		if toMeter = geoUnit(c, argv[4]); toMeter < 0 {
 			return
 		}
 	} else if len(argv) > 5 {
-		c.errSyntax()
+		c.Err(command.ErrSyntax)
 		return
 	}
-	z, wrong := c.srv.zsetRead(c, argv[1])
+	z, wrong := read(c, argv[1])
 	if wrong {
 		return
 	}
 	s1, ok1 := geoZsetScore(z, argv[2])
 	s2, ok2 := geoZsetScore(z, argv[3])
 	if !ok1 || !ok2 {
-		c.nullBulk()
+		c.Null()
 		return
 	}
 	lon1, lat1, ok1 := geohash.DecodeScore(s1)
 	lon2, lat2, ok2 := geohash.DecodeScore(s2)
 	if !ok1 || !ok2 {
-		c.nullBulk()
+		c.Null()
 		return
 	}
-	c.bulkString(geoFormatDistance(geohash.Distance(lon1, lat1, lon2, lat2) / toMeter))
+	c.BulkString(geoFormatDistance(geohash.Distance(lon1, lat1, lon2, lat2) / toMeter))
 }
 
 const geoAlphabet = "0123456789bcdefghjkmnpqrstuvwxyz"
 
-func geohashCommand(c *client, argv [][]byte) {
-	z, wrong := c.srv.zsetRead(c, argv[1])
+func geohashCommand(c command.Ctx, argv [][]byte) {
+	z, wrong := read(c, argv[1])
 	if wrong {
 		return
 	}
-	c.arrayLen(len(argv) - 2)
+	c.ArrayLen(len(argv) - 2)
 	for _, m := range argv[2:] {
 		sc, ok := geoZsetScore(z, m)
 		if !ok {
-			c.nullBulk()
+			c.Null()
 			continue
 		}
 		lon, lat, ok := geohash.DecodeScore(sc)
 		if !ok {
-			c.nullBulk()
+			c.Null()
 			continue
 		}
 		h, _ := geohash.Encode(geohash.Range{Min: -180, Max: 180}, geohash.Range{Min: -90, Max: 90}, lon, lat, 26)
@@ -262,30 +257,30 @@ func geohashCommand(c *client, argv [][]byte) {
 			}
 			buf[i] = geoAlphabet[idx]
 		}
-		c.bulk(buf[:])
+		c.Bulk(buf[:])
 	}
 }
 
-func geoposCommand(c *client, argv [][]byte) {
-	z, wrong := c.srv.zsetRead(c, argv[1])
+func geoposCommand(c command.Ctx, argv [][]byte) {
+	z, wrong := read(c, argv[1])
 	if wrong {
 		return
 	}
-	c.arrayLen(len(argv) - 2)
+	c.ArrayLen(len(argv) - 2)
 	for _, m := range argv[2:] {
 		sc, ok := geoZsetScore(z, m)
 		if !ok {
-			c.nullArray()
+			c.NullArray()
 			continue
 		}
 		lon, lat, ok := geohash.DecodeScore(sc)
 		if !ok {
-			c.nullArray()
+			c.NullArray()
 			continue
 		}
-		c.arrayLen(2)
-		c.humanLongDouble(lon)
-		c.humanLongDouble(lat)
+		c.ArrayLen(2)
+		humanLongDouble(c, lon)
+		humanLongDouble(c, lat)
 	}
 }
 
@@ -298,18 +293,18 @@ const (
 	geoSearchStore
 )
 
-func georadiusCommand(c *client, argv [][]byte) { georadiusGeneric(c, argv, 1, geoRadiusCoords) }
-func georadiusROCommand(c *client, argv [][]byte) {
+func georadiusCommand(c command.Ctx, argv [][]byte) { georadiusGeneric(c, argv, 1, geoRadiusCoords) }
+func georadiusROCommand(c command.Ctx, argv [][]byte) {
 	georadiusGeneric(c, argv, 1, geoRadiusCoords|geoRadiusNoStore)
 }
-func georadiusbymemberCommand(c *client, argv [][]byte) {
+func georadiusbymemberCommand(c command.Ctx, argv [][]byte) {
 	georadiusGeneric(c, argv, 1, geoRadiusMember)
 }
-func georadiusbymemberROCommand(c *client, argv [][]byte) {
+func georadiusbymemberROCommand(c command.Ctx, argv [][]byte) {
 	georadiusGeneric(c, argv, 1, geoRadiusMember|geoRadiusNoStore)
 }
-func geosearchCommand(c *client, argv [][]byte) { georadiusGeneric(c, argv, 1, geoSearch) }
-func geosearchstoreCommand(c *client, argv [][]byte) {
+func geosearchCommand(c command.Ctx, argv [][]byte) { georadiusGeneric(c, argv, 1, geoSearch) }
+func geosearchstoreCommand(c command.Ctx, argv [][]byte) {
 	georadiusGeneric(c, argv, 2, geoSearch|geoSearchStore)
 }
 
@@ -327,11 +322,10 @@ func geoMemberPos(z *zset.Set, member []byte) (lon, lat float64, ok bool) {
 	return geohash.DecodeScore(sc)
 }
 
-func georadiusGeneric(c *client, argv [][]byte, srcIdx int, flags int) {
-	s := c.srv
+func georadiusGeneric(c command.Ctx, argv [][]byte, srcIdx int, flags int) {
 	var storekey []byte
 	storedist := false
-	z, wrong := s.zsetRead(c, argv[srcIdx])
+	z, wrong := read(c, argv[srcIdx])
 	if wrong {
 		return
 	}
@@ -353,7 +347,7 @@ func georadiusGeneric(c *client, argv [][]byte, srcIdx int, flags int) {
 		base = 5
 		var ok bool
 		if sh.Lon, sh.Lat, ok = geoMemberPos(z, argv[2]); !ok {
-			c.err("ERR could not decode requested zset member")
+			c.Err("ERR could not decode requested zset member")
 			return
 		}
 		if sh.Radius, sh.Conversion, ok = geoDistanceArg(c, argv[base-2:]); !ok {
@@ -375,56 +369,56 @@ func georadiusGeneric(c *client, argv [][]byte, srcIdx int, flags int) {
 	for i := 0; i < remaining; i++ {
 		a := argv[base+i]
 		switch {
-		case eqFold(a, "withdist"):
+		case rstring.EqualFold(a, "withdist"):
 			withdist = true
-		case eqFold(a, "withhash"):
+		case rstring.EqualFold(a, "withhash"):
 			withhash = true
-		case eqFold(a, "withcoord"):
+		case rstring.EqualFold(a, "withcoord"):
 			withcoords = true
-		case eqFold(a, "any"):
+		case rstring.EqualFold(a, "any"):
 			any = true
-		case eqFold(a, "asc"):
+		case rstring.EqualFold(a, "asc"):
 			sortDir = 1
-		case eqFold(a, "desc"):
+		case rstring.EqualFold(a, "desc"):
 			sortDir = 2
-		case eqFold(a, "count") && i+1 < remaining:
-			n, ok := parseInt(argv[base+i+1])
+		case rstring.EqualFold(a, "count") && i+1 < remaining:
+			n, ok := rstring.String2ll(argv[base+i+1])
 			if !ok {
-				c.errNotInt()
+				c.Err(command.ErrNotInt)
 				return
 			}
 			if n <= 0 {
-				c.err("ERR COUNT must be > 0")
+				c.Err("ERR COUNT must be > 0")
 				return
 			}
 			count = n
 			i++
-		case eqFold(a, "store") && i+1 < remaining && flags&geoRadiusNoStore == 0 && flags&geoSearch == 0:
+		case rstring.EqualFold(a, "store") && i+1 < remaining && flags&geoRadiusNoStore == 0 && flags&geoSearch == 0:
 			storekey, storedist = argv[base+i+1], false
 			i++
-		case eqFold(a, "storedist") && i+1 < remaining && flags&geoRadiusNoStore == 0 && flags&geoSearch == 0:
+		case rstring.EqualFold(a, "storedist") && i+1 < remaining && flags&geoRadiusNoStore == 0 && flags&geoSearch == 0:
 			storekey, storedist = argv[base+i+1], true
 			i++
-		case eqFold(a, "storedist") && flags&geoSearch != 0 && flags&geoSearchStore != 0:
+		case rstring.EqualFold(a, "storedist") && flags&geoSearch != 0 && flags&geoSearchStore != 0:
 			storedist = true
-		case eqFold(a, "frommember") && i+1 < remaining && flags&geoSearch != 0 && !fromloc:
+		case rstring.EqualFold(a, "frommember") && i+1 < remaining && flags&geoSearch != 0 && !fromloc:
 			if z != nil {
 				var ok bool
 				if sh.Lon, sh.Lat, ok = geoMemberPos(z, argv[base+i+1]); !ok {
-					c.err("ERR could not decode requested zset member")
+					c.Err("ERR could not decode requested zset member")
 					return
 				}
 			}
 			frommember = true
 			i++
-		case eqFold(a, "fromlonlat") && i+2 < remaining && flags&geoSearch != 0 && !frommember:
+		case rstring.EqualFold(a, "fromlonlat") && i+2 < remaining && flags&geoSearch != 0 && !frommember:
 			var ok bool
 			if sh.Lon, sh.Lat, ok = geoLonLat(c, argv[base+i+1:]); !ok {
 				return
 			}
 			fromloc = true
 			i += 2
-		case eqFold(a, "byradius") && i+2 < remaining && flags&geoSearch != 0 && !bybox:
+		case rstring.EqualFold(a, "byradius") && i+2 < remaining && flags&geoSearch != 0 && !bybox:
 			var ok bool
 			if sh.Radius, sh.Conversion, ok = geoDistanceArg(c, argv[base+i+1:]); !ok {
 				return
@@ -432,7 +426,7 @@ func georadiusGeneric(c *client, argv [][]byte, srcIdx int, flags int) {
 			sh.Box = false
 			byradius = true
 			i += 2
-		case eqFold(a, "bybox") && i+3 < remaining && flags&geoSearch != 0 && !byradius:
+		case rstring.EqualFold(a, "bybox") && i+3 < remaining && flags&geoSearch != 0 && !byradius:
 			var ok bool
 			if sh.Width, sh.Height, sh.Conversion, ok = geoBoxArg(c, argv[base+i+1:]); !ok {
 				return
@@ -441,7 +435,7 @@ func georadiusGeneric(c *client, argv [][]byte, srcIdx int, flags int) {
 			bybox = true
 			i += 3
 		default:
-			c.errSyntax()
+			c.Err(command.ErrSyntax)
 			return
 		}
 	}
@@ -450,31 +444,31 @@ func georadiusGeneric(c *client, argv [][]byte, srcIdx int, flags int) {
 		if flags&geoSearchStore != 0 {
 			what = "GEOSEARCHSTORE"
 		}
-		c.err("ERR " + what + " is not compatible with WITHDIST, WITHHASH and WITHCOORD options")
+		c.Err("ERR " + what + " is not compatible with WITHDIST, WITHHASH and WITHCOORD options")
 		return
 	}
 	if flags&geoSearch != 0 && !(frommember || fromloc) {
-		c.err("ERR exactly one of FROMMEMBER or FROMLONLAT can be specified for " + string(argv[0]))
+		c.Err("ERR exactly one of FROMMEMBER or FROMLONLAT can be specified for " + string(argv[0]))
 		return
 	}
 	if flags&geoSearch != 0 && !(byradius || bybox) {
-		c.err("ERR exactly one of BYRADIUS and BYBOX can be specified for " + string(argv[0]))
+		c.Err("ERR exactly one of BYRADIUS and BYBOX can be specified for " + string(argv[0]))
 		return
 	}
 	if any && count == 0 {
-		c.err("ERR the ANY argument requires COUNT argument")
+		c.Err("ERR the ANY argument requires COUNT argument")
 		return
 	}
 	if z == nil {
 		if storekey != nil {
-			if s.deleteKey(c.db, storekey) {
-				s.signalModifiedKey(c.db, storekey)
-				s.notify(notifyGeneric, "del", storekey, c.db.id)
-				s.dirty++
+			if c.DeleteKey(storekey) {
+				c.SignalModifiedKey(storekey)
+				c.Notify(command.NotifyGeneric, "del", storekey)
+				c.AddDirty(1)
 			}
-			c.integer(0)
+			c.Integer(0)
 		} else {
-			c.emptyArray()
+			c.EmptyArray()
 		}
 		return
 	}
@@ -487,7 +481,7 @@ func georadiusGeneric(c *client, argv [][]byte, srcIdx int, flags int) {
 	}
 	points := geoMembersOfAllNeighbors(z, &sh, limit)
 	if len(points) == 0 && storekey == nil {
-		c.emptyArray()
+		c.EmptyArray()
 		return
 	}
 	returned := len(points)
@@ -522,24 +516,24 @@ func georadiusGeneric(c *client, argv [][]byte, srcIdx int, flags int) {
 				opts++
 			}
 		}
-		c.arrayLen(returned)
+		c.ArrayLen(returned)
 		for i := range points {
 			gp := &points[i]
 			gp.dist /= sh.Conversion
 			if opts > 0 {
-				c.arrayLen(opts + 1)
+				c.ArrayLen(opts + 1)
 			}
-			c.bulk(gp.member)
+			c.Bulk(gp.member)
 			if withdist {
-				c.bulkString(geoFormatDistance(gp.dist))
+				c.BulkString(geoFormatDistance(gp.dist))
 			}
 			if withhash {
-				c.integer(int64(gp.score))
+				c.Integer(int64(gp.score))
 			}
 			if withcoords {
-				c.arrayLen(2)
-				c.humanLongDouble(gp.lon)
-				c.humanLongDouble(gp.lat)
+				c.ArrayLen(2)
+				humanLongDouble(c, gp.lon)
+				humanLongDouble(c, gp.lat)
 			}
 		}
 		return
@@ -550,7 +544,7 @@ func georadiusGeneric(c *client, argv [][]byte, srcIdx int, flags int) {
 			maxLen = max(maxLen, len(points[i].member))
 		}
 		var dst *zset.Set
-		if returned <= s.cfg.ZSetMaxListpackEntries && maxLen <= s.cfg.ZSetMaxListpackValue {
+		if returned <= c.Config().ZSetMaxListpackEntries && maxLen <= c.Config().ZSetMaxListpackValue {
 			dst = zset.NewListpack(0)
 		} else {
 			dst = zset.NewSkiplist(returned)
@@ -562,22 +556,22 @@ func georadiusGeneric(c *client, argv [][]byte, srcIdx int, flags int) {
 			if storedist {
 				sc = gp.dist
 			}
-			dst.InsertRaw(cloneBytes(gp.member), sc)
+			dst.InsertRaw(bytes.Clone(gp.member), sc)
 		}
-		s.setKey(c.db, storekey, newObjEntry(typZSet, unsafe.Pointer(dst)), false)
-		s.signalModifiedKey(c.db, storekey)
+		c.SetKey(storekey, command.Obj(command.TypeZSet, dst))
+		c.SignalModifiedKey(storekey)
 		ev := "georadiusstore"
 		if flags&geoSearch != 0 {
 			ev = "geosearchstore"
 		}
-		s.notify(notifyZset, ev, storekey, c.db.id)
-		s.dirty += int64(returned)
-	} else if s.deleteKey(c.db, storekey) {
-		s.signalModifiedKey(c.db, storekey)
-		s.notify(notifyGeneric, "del", storekey, c.db.id)
-		s.dirty++
+		c.Notify(command.NotifyZset, ev, storekey)
+		c.AddDirty(int64(returned))
+	} else if c.DeleteKey(storekey) {
+		c.SignalModifiedKey(storekey)
+		c.Notify(command.NotifyGeneric, "del", storekey)
+		c.AddDirty(1)
 	}
-	c.integer(int64(returned))
+	c.Integer(int64(returned))
 }
 
 // geoMembersOfAllNeighbors collects the members inside the shape from the
