@@ -79,6 +79,9 @@ const (
 	ErrSyntax    = "ERR syntax error"
 	ErrNotInt    = "ERR value is not an integer or out of range"
 	ErrNotFloat  = "ERR value is not a valid float"
+	ErrNoSuchKey = "ERR no such key"
+	// ErrOutOfRange is LSET's (and DEBUG's) "index out of range".
+	ErrOutOfRange = "ERR index out of range"
 	// ErrLongRange is getRangeLongFromObjectOrReply's text for
 	// [-LONG_MAX, LONG_MAX].
 	ErrLongRange = "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"

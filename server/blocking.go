@@ -8,6 +8,8 @@ import (
 	"github.com/aofserver/aofserver/aof"
 	"github.com/aofserver/aofserver/rstring"
 
+	"github.com/aofserver/aofserver/command/listcmd"
+
 	seam "github.com/aofserver/aofserver/command"
 )
 
@@ -414,41 +416,7 @@ func bpopGeneric(c *client, argv [][]byte, head bool) {
 	}
 	keys := argv[1 : len(argv)-1]
 	serve := func(c *client, argv [][]byte, later bool) bool {
-		for _, key := range argv[1 : len(argv)-1] {
-			e, found := s.lookupReadNoStats(c, key)
-			if !found {
-				continue
-			}
-			if e.typ() != typList {
-				if later {
-					continue
-				}
-				c.errWrongType()
-				return true
-			}
-			l, _ := s.listWrite(c, key)
-			var v []byte
-			pop := "LPOP"
-			if head {
-				v = l.PopFront()
-			} else {
-				v = l.PopBack()
-				pop = "RPOP"
-			}
-			c.arrayLen(2)
-			c.bulk(key)
-			c.bulk(v)
-			s.notify(notifyList, popEvent(head), key, c.db.id)
-			if l.Len() == 0 {
-				s.deleteKey(c.db, key)
-				s.notify(notifyGeneric, "del", key, c.db.id)
-			}
-			s.signalModifiedKey(c.db, key)
-			s.dirty++
-			seam.PropagateServed(c, later, []byte(pop), cloneBytes(key))
-			return true
-		}
-		return false
+		return listcmd.ServeBpop(c, argv[1:len(argv)-1], head, later)
 	}
 	s.serveOrBlock(c, keys, argv, timeout, "*-1\r\n", serve)
 }
@@ -515,9 +483,7 @@ func blockingMove(c *client, argv [][]byte, src, dst []byte, fromLeft, toLeft bo
 			c.errWrongType()
 			return true
 		}
-		dirty := s.dirty
-		lmoveGeneric(c, src, dst, fromLeft, toLeft)
-		if s.dirty == dirty {
+		if !listcmd.Lmove(c, src, dst, fromLeft, toLeft) {
 			return true
 		}
 		var form [][]byte

@@ -279,8 +279,8 @@ const (
 	errNotInt    = seam.ErrNotInt
 	errNotFloat  = seam.ErrNotFloat
 	errLongRange = seam.ErrLongRange
-	errNoSuchKey = "ERR no such key"
-	errOutOfRng  = "ERR index out of range"
+	errNoSuchKey = seam.ErrNoSuchKey
+	errOutOfRng  = seam.ErrOutOfRange
 )
 
 // push queues output for a client in asynchronous mode from any

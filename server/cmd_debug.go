@@ -716,3 +716,17 @@ func debugProtocol(c *client, name string) {
 		c.err("ERR Wrong protocol type name. Please use one of the following: string|integer|double|bignum|null|array|set|map|attrib|push|verbatim|true|false")
 	}
 }
+
+// debugPackedThreshold is DEBUG QUICKLIST-PACKED-THRESHOLD <memory>, Redis's
+// quicklistisSetPackedThreshold: 0 restores 1 GB, and nothing above 4 GB
+// minus 1 MB is taken. Elements are kept whole whatever the threshold; it
+// decides the node layout that DUMP, RDB files and DEBUG OBJECT show.
+func debugPackedThreshold(c *client, arg []byte) {
+	sz, ok := config.ParseMemory(string(arg))
+	if !ok || sz > 1<<32-1<<20 {
+		c.err("ERR argument must be a memory value bigger than 1 and smaller than 4gb")
+		return
+	}
+	c.srv.listPackedThreshold = int(sz)
+	c.ok()
+}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"github.com/aofserver/aofserver/command/listcmd"
 	"github.com/aofserver/aofserver/command/zsetcmd"
 
 	seam "github.com/aofserver/aofserver/command"
@@ -18,7 +19,7 @@ func init() {
 
 func blmpopCommand(c *client, argv [][]byte) {
 	blockingMpop(c, argv, "left", "right", func(c *client, keys [][]byte, right bool, count int64, later bool) bool {
-		return serveLmpop(c, keys, !right, count, later)
+		return listcmd.ServeLmpop(c, keys, !right, count, later)
 	})
 }
 

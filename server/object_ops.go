@@ -132,6 +132,9 @@ func serverLimits(s *Server) rdb.Limits {
 	return l
 }
 
+// listFromRDB builds a list from a decoded value.
+func listFromRDB(v *rdb.Value, _ *Server) *list.List { return list.FromRDB(v) }
+
 // objFromRDB builds an entry from a decoded value.
 func (s *Server) objFromRDB(v *rdb.Value) entry {
 	switch v.Kind {

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/aofserver/aofserver/command/hashcmd"
+	"github.com/aofserver/aofserver/command/listcmd"
 	"github.com/aofserver/aofserver/command/setcmd"
 	"github.com/aofserver/aofserver/command/zsetcmd"
 	"github.com/aofserver/aofserver/config"
@@ -16,6 +17,7 @@ import (
 // One line per group.
 var seamGroups = []*seam.Group{
 	&hashcmd.Group,
+	&listcmd.Group,
 	&setcmd.Group,
 	&zsetcmd.Group,
 	&zsetcmd.GeoGroup,
