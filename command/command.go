@@ -192,10 +192,32 @@ type Keyspace interface {
 	// AddDirty adds n changes to the dirty counter (what is propagated
 	// and counted towards the save points).
 	AddDirty(n int64)
+	Strings
 	// Config is the server's configuration, read only.
 	Config() *config.Config
 	// Rand is the server's random source.
 	Rand() *rand.Rand
+}
+
+// Strings is string values for the groups that keep an encoding of their
+// own in them (HyperLogLog). A string's bytes are shared until unshared:
+// only the buffer UnshareString or AddRawString returns may be changed.
+type Strings interface {
+	// LookupReadString and LookupWriteString are LookupRead and
+	// LookupWrite giving a string's bytes, read only; isString is false
+	// for a key of another type (nothing is replied).
+	LookupReadString(key []byte) (b []byte, isString, found bool)
+	LookupWriteString(key []byte) (b []byte, isString, found bool)
+	// UnshareString makes key's string, which the command has looked up,
+	// one it may change in place (dbUnshareStringValue: LRU and snapshot
+	// mark kept) and returns its growable buffer.
+	UnshareString(key []byte) *[]byte
+	// AddRawString stores b under key, known to be absent, as a string
+	// the command may change in place, and returns its buffer.
+	AddRawString(key []byte, b []byte) *[]byte
+	// BeforeModify hands key's value to an active snapshot before a
+	// change in place that no write lookup preceded (PFCOUNT's cache).
+	BeforeModify(key []byte)
 }
 
 // Propagator chooses what the AOF and the replicas get for the command.

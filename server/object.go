@@ -155,3 +155,19 @@ func stringEncoding(e entry) string {
 func parseInt(b []byte) (int64, bool) { return rstring.String2ll(b) }
 
 func formatInt(v int64) []byte { return strconv.AppendInt(nil, v, 10) }
+
+// unshareString makes the string at p a raw (modifiable) string, as
+// Redis's dbUnshareStringValue, keeping LRU and snapshot mark.
+func unshareString(p *entry) *rawString {
+	if rs := p.rawString(); rs != nil {
+		return rs
+	}
+	cur := p.str()
+	b := make([]byte, len(cur), len(cur)+8)
+	copy(b, cur)
+	lru, mark := p.lru(), p.snapMark()
+	*p = newRawStringEntry(b)
+	p.setLRU(lru)
+	p.setSnapMark(mark)
+	return p.rawString()
+}

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/aofserver/aofserver/command/hashcmd"
+	"github.com/aofserver/aofserver/command/hllcmd"
 	"github.com/aofserver/aofserver/command/listcmd"
 	"github.com/aofserver/aofserver/command/setcmd"
 	"github.com/aofserver/aofserver/command/zsetcmd"
@@ -17,6 +18,7 @@ import (
 // One line per group.
 var seamGroups = []*seam.Group{
 	&hashcmd.Group,
+	&hllcmd.Group,
 	&listcmd.Group,
 	&setcmd.Group,
 	&zsetcmd.Group,
@@ -99,6 +101,41 @@ func (c *client) LookupNoStats(key []byte) (seam.Value, bool) {
 }
 
 func (c *client) KeyMiss(key []byte) { c.srv.keymiss(c, key) }
+
+func (c *client) LookupReadString(key []byte) (b []byte, isString, found bool) {
+	e, ok := c.srv.lookupRead(c, key)
+	if !ok {
+		return nil, false, false
+	}
+	if e.typ() != typString {
+		return nil, false, true
+	}
+	return e.str(), true, true
+}
+
+func (c *client) LookupWriteString(key []byte) (b []byte, isString, found bool) {
+	p := c.srv.lookupWrite(c, key)
+	if p == nil {
+		return nil, false, false
+	}
+	if p.typ() != typString {
+		return nil, false, true
+	}
+	return p.str(), true, true
+}
+
+func (c *client) UnshareString(key []byte) *[]byte {
+	return &unshareString(c.db.keys.GetPtr(bstr(key))).b
+}
+
+func (c *client) AddRawString(key []byte, b []byte) *[]byte {
+	e := newRawStringEntry(b)
+	rs := e.rawString()
+	c.srv.addKey(c.db, key, e)
+	return &rs.b
+}
+
+func (c *client) BeforeModify(key []byte) { c.srv.beforeModify(c.db, bstr(key)) }
 func (c *client) AddKey(key []byte, v seam.Value) {
 	c.srv.addKey(c.db, key, newObjEntry(uint8(v.Type), v.Ptr))
 }
