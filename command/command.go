@@ -193,6 +193,9 @@ type Keyspace interface {
 	// and counted towards the save points).
 	AddDirty(n int64)
 	Strings
+	// Loading reports that the server is loading its AOF or RDB file
+	// (limits on what clients send are not checked then).
+	Loading() bool
 	// Config is the server's configuration, read only.
 	Config() *config.Config
 	// Rand is the server's random source.
@@ -212,9 +215,16 @@ type Strings interface {
 	// one it may change in place (dbUnshareStringValue: LRU and snapshot
 	// mark kept) and returns its growable buffer.
 	UnshareString(key []byte) *[]byte
+	// GrowString is UnshareString making the string at least need bytes
+	// long, zero filled (lookupStringForBitCommand); grown is the number
+	// of bytes added.
+	GrowString(key []byte, need int) (buf *[]byte, grown int)
 	// AddRawString stores b under key, known to be absent, as a string
 	// the command may change in place, and returns its buffer.
 	AddRawString(key []byte, b []byte) *[]byte
+	// SetRawString is SetKey for a string: b, owned by the keyspace from
+	// now on, replaces key's value and TTL (BITOP's result).
+	SetRawString(key []byte, b []byte)
 	// BeforeModify hands key's value to an active snapshot before a
 	// change in place that no write lookup preceded (PFCOUNT's cache).
 	BeforeModify(key []byte)

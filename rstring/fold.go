@@ -13,3 +13,8 @@ func EqualFold[A, B ~string | ~[]byte](a A, b B) bool {
 	}
 	return true
 }
+
+// CEqualFold is strcasecmp(b, s) == 0 on an argument as C sees it:
+// anything after a NUL byte of b is ignored (options Redis compares with
+// strcasecmp on the NUL-terminated argument).
+func CEqualFold(b []byte, s string) bool { return EqualFold(CString(b), s) }

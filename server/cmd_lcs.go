@@ -1,6 +1,10 @@
 package server
 
-import "math"
+import (
+	"math"
+
+	"github.com/aofserver/aofserver/rstring"
+)
 
 // LCS key1 key2 [LEN] [IDX] [MINMATCHLEN len] [WITHMATCHLEN], Redis 7.0:
 // the classic dynamic-programming table (bounded by proto-max-bulk-len),
@@ -34,13 +38,13 @@ func lcsCommand(c *client, argv [][]byte) {
 		opt := argv[j]
 		more := len(argv) - 1 - j
 		switch {
-		case cEqFold(opt, "idx"):
+		case rstring.CEqualFold(opt, "idx"):
 			getIdx = true
-		case cEqFold(opt, "len"):
+		case rstring.CEqualFold(opt, "len"):
 			getLen = true
-		case cEqFold(opt, "withmatchlen"):
+		case rstring.CEqualFold(opt, "withmatchlen"):
 			withMatchLen = true
-		case cEqFold(opt, "minmatchlen") && more > 0:
+		case rstring.CEqualFold(opt, "minmatchlen") && more > 0:
 			v, ok := parseInt(argv[j+1])
 			if !ok {
 				c.errNotInt()

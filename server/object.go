@@ -1,6 +1,7 @@
 package server
 
 import (
+	"slices"
 	"strconv"
 	"unsafe"
 
@@ -170,4 +171,32 @@ func unshareString(p *entry) *rawString {
 	p.setLRU(lru)
 	p.setSnapMark(mark)
 	return p.rawString()
+}
+
+// growString makes the string at p a raw string at least need bytes long,
+// zero filled, as Redis's lookupStringForBitCommand: a raw string grows in
+// place, another is copied into one of exactly max(len, need) bytes,
+// keeping LRU and snapshot mark. grown is the number of bytes added.
+func growString(p *entry, need int) (rs *rawString, grown int) {
+	if rs := p.rawString(); rs != nil {
+		if n := len(rs.b); need > n {
+			grown = need - n
+			rs.b = slices.Grow(rs.b, grown)[:need]
+			clear(rs.b[n:])
+		}
+		return rs, grown
+	}
+	cur := p.str()
+	n := len(cur)
+	if need > n {
+		grown = need - n
+		n = need
+	}
+	b := make([]byte, n)
+	copy(b, cur)
+	lru, mark := p.lru(), p.snapMark()
+	*p = newRawStringEntry(b)
+	p.setLRU(lru)
+	p.setSnapMark(mark)
+	return p.rawString(), grown
 }

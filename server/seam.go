@@ -3,6 +3,7 @@ package server
 import (
 	"math/rand/v2"
 
+	"github.com/aofserver/aofserver/command/bitcmd"
 	"github.com/aofserver/aofserver/command/hashcmd"
 	"github.com/aofserver/aofserver/command/hllcmd"
 	"github.com/aofserver/aofserver/command/listcmd"
@@ -17,6 +18,7 @@ import (
 // package command (imported as seam: our table's type is named command).
 // One line per group.
 var seamGroups = []*seam.Group{
+	&bitcmd.Group,
 	&hashcmd.Group,
 	&hllcmd.Group,
 	&listcmd.Group,
@@ -135,7 +137,17 @@ func (c *client) AddRawString(key []byte, b []byte) *[]byte {
 	return &rs.b
 }
 
+func (c *client) GrowString(key []byte, need int) (*[]byte, int) {
+	rs, grown := growString(c.db.keys.GetPtr(bstr(key)), need)
+	return &rs.b, grown
+}
+
+func (c *client) SetRawString(key []byte, b []byte) {
+	c.srv.setKey(c.db, key, newRawStringEntry(b), false)
+}
+
 func (c *client) BeforeModify(key []byte) { c.srv.beforeModify(c.db, bstr(key)) }
+func (c *client) Loading() bool           { return c.srv.loading }
 func (c *client) AddKey(key []byte, v seam.Value) {
 	c.srv.addKey(c.db, key, newObjEntry(uint8(v.Type), v.Ptr))
 }

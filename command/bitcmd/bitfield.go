@@ -1,18 +1,10 @@
-package server
+package bitcmd
 
-import "github.com/aofserver/aofserver/bitops"
-
-// BITFIELD and BITFIELD_RO: signed/unsigned integers of 1..64 (unsigned
-// 1..63) bits at arbitrary bit offsets of a string, with Redis 7.0's
-// overflow semantics. BITFIELD counts as a change (and is propagated as
-// sent) only when a SET/INCRBY changed a value or the string grew.
-
-func init() {
-	register(
-		&command{name: "bitfield", arity: -2, flags: cmdWrite | cmdDenyOOM, firstKey: 1, lastKey: 1, step: 1, proc: bitfieldCommand, group: "bitmap", summary: "Perform arbitrary bitfield integer operations on strings", since: "3.2.0", acl: []string{"@write", "@bitmap", "@slow"}},
-		&command{name: "bitfield_ro", arity: -2, flags: cmdReadonly | cmdFast, firstKey: 1, lastKey: 1, step: 1, proc: bitfieldROCommand, group: "bitmap", summary: "Perform arbitrary bitfield integer operations on strings. Read-only variant of BITFIELD", since: "6.0.0", acl: []string{"@read", "@bitmap", "@fast"}},
-	)
-}
+import (
+	"github.com/aofserver/aofserver/bitops"
+	"github.com/aofserver/aofserver/command"
+	"github.com/aofserver/aofserver/rstring"
+)
 
 const (
 	bfGet = iota
@@ -33,9 +25,9 @@ const errBitfieldType = "ERR Invalid bitfield type. Use something like i16 u8. N
 
 // parseBitfieldType parses "i<bits>" (1..64) or "u<bits>" (1..63). Like
 // the C code, the width is read up to the first NUL byte.
-func parseBitfieldType(c *client, arg []byte) (signed bool, width int, ok bool) {
+func parseBitfieldType(c command.Ctx, arg []byte) (signed bool, width int, ok bool) {
 	if len(arg) == 0 || (arg[0] != 'i' && arg[0] != 'u') {
-		c.err(errBitfieldType)
+		c.Err(errBitfieldType)
 		return false, 0, false
 	}
 	signed = arg[0] == 'i'
@@ -46,19 +38,18 @@ func parseBitfieldType(c *client, arg []byte) (signed bool, width int, ok bool) 
 			break
 		}
 	}
-	n, ok := parseInt(num)
+	n, ok := rstring.String2ll(num)
 	if !ok || n < 1 || (signed && n > 64) || (!signed && n > 63) {
-		c.err(errBitfieldType)
+		c.Err(errBitfieldType)
 		return false, 0, false
 	}
 	return signed, int(n), true
 }
 
-func bitfieldCommand(c *client, argv [][]byte)   { bitfieldGeneric(c, argv, false) }
-func bitfieldROCommand(c *client, argv [][]byte) { bitfieldGeneric(c, argv, true) }
+func bitfieldCommand(c command.Ctx, argv [][]byte)   { bitfieldGeneric(c, argv, false) }
+func bitfieldROCommand(c command.Ctx, argv [][]byte) { bitfieldGeneric(c, argv, true) }
 
-func bitfieldGeneric(c *client, argv [][]byte, roCmd bool) {
-	s := c.srv
+func bitfieldGeneric(c command.Ctx, argv [][]byte, roCmd bool) {
 	var ops []bitfieldOp
 	ow := bitops.Wrap
 	readonly := true
@@ -68,28 +59,28 @@ func bitfieldGeneric(c *client, argv [][]byte, roCmd bool) {
 		sub := argv[j]
 		var op int
 		switch {
-		case cEqFold(sub, "get") && rem >= 2:
+		case rstring.CEqualFold(sub, "get") && rem >= 2:
 			op = bfGet
-		case cEqFold(sub, "set") && rem >= 3:
+		case rstring.CEqualFold(sub, "set") && rem >= 3:
 			op = bfSet
-		case cEqFold(sub, "incrby") && rem >= 3:
+		case rstring.CEqualFold(sub, "incrby") && rem >= 3:
 			op = bfIncrby
-		case cEqFold(sub, "overflow") && rem >= 1:
+		case rstring.CEqualFold(sub, "overflow") && rem >= 1:
 			j++
 			switch t := argv[j]; {
-			case cEqFold(t, "wrap"):
+			case rstring.CEqualFold(t, "wrap"):
 				ow = bitops.Wrap
-			case cEqFold(t, "sat"):
+			case rstring.CEqualFold(t, "sat"):
 				ow = bitops.Sat
-			case cEqFold(t, "fail"):
+			case rstring.CEqualFold(t, "fail"):
 				ow = bitops.Fail
 			default:
-				c.err("ERR Invalid OVERFLOW type specified")
+				c.Err("ERR Invalid OVERFLOW type specified")
 				return
 			}
 			continue
 		default:
-			c.errSyntax()
+			c.Err(command.ErrSyntax)
 			return
 		}
 		signed, width, ok := parseBitfieldType(c, argv[j+1])
@@ -106,8 +97,8 @@ func bitfieldGeneric(c *client, argv [][]byte, roCmd bool) {
 			if top := off + uint64(width) - 1; top > highest {
 				highest = top
 			}
-			if v, ok = parseInt(argv[j+3]); !ok {
-				c.errNotInt()
+			if v, ok = rstring.String2ll(argv[j+3]); !ok {
+				c.Err(command.ErrNotInt)
 				return
 			}
 			j++
@@ -119,34 +110,34 @@ func bitfieldGeneric(c *client, argv [][]byte, roCmd bool) {
 	var buf []byte
 	grown := 0
 	if readonly {
-		e, found := s.lookupRead(c, argv[1])
+		v, isString, found := c.LookupReadString(argv[1])
 		if found {
-			if e.typ() != typString {
-				c.errWrongType()
+			if !isString {
+				c.Err(command.ErrWrongType)
 				return
 			}
-			buf = e.str()
+			buf = v
 		}
 	} else {
 		if roCmd {
-			c.err("ERR BITFIELD_RO only supports the GET subcommand")
+			c.Err("ERR BITFIELD_RO only supports the GET subcommand")
 			return
 		}
-		var p *entry
-		if p, grown = s.stringForBitWrite(c, argv[1], highest); p == nil {
+		var p *[]byte
+		if p, grown = stringForBitWrite(c, argv[1], highest); p == nil {
 			return
 		}
-		buf = p.rawString().b
+		buf = *p
 	}
 
 	changes := 0
-	c.arrayLen(len(ops))
+	c.ArrayLen(len(ops))
 	for _, o := range ops {
 		if o.op == bfGet {
 			if o.signed {
-				c.integer(bitops.GetSigned(buf, o.offset, o.bits))
+				c.Integer(bitops.GetSigned(buf, o.offset, o.bits))
 			} else {
-				c.integer(int64(bitops.Get(buf, o.offset, o.bits)))
+				c.Integer(int64(bitops.Get(buf, o.offset, o.bits)))
 			}
 			continue
 		}
@@ -170,10 +161,10 @@ func bitfieldGeneric(c *client, argv [][]byte, roCmd bool) {
 				ret = old
 			}
 			if of != 0 && o.ow == bitops.Fail {
-				c.nullBulk()
+				c.Null()
 				continue
 			}
-			c.integer(ret)
+			c.Integer(ret)
 			bitops.Set(buf, o.offset, o.bits, uint64(nv))
 			if grown > 0 || old != nv {
 				changes++
@@ -197,10 +188,10 @@ func bitfieldGeneric(c *client, argv [][]byte, roCmd bool) {
 				ret = old
 			}
 			if of != 0 && o.ow == bitops.Fail {
-				c.nullBulk()
+				c.Null()
 				continue
 			}
-			c.integer(int64(ret))
+			c.Integer(int64(ret))
 			bitops.Set(buf, o.offset, o.bits, nv)
 			if grown > 0 || old != nv {
 				changes++
@@ -208,8 +199,8 @@ func bitfieldGeneric(c *client, argv [][]byte, roCmd bool) {
 		}
 	}
 	if changes > 0 {
-		s.dirty += int64(changes)
-		s.signalModifiedKey(c.db, argv[1])
-		s.notify(notifyString, "setbit", argv[1], c.db.id)
+		c.AddDirty(int64(changes))
+		c.SignalModifiedKey(argv[1])
+		c.Notify(command.NotifyString, "setbit", argv[1])
 	}
 }
