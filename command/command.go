@@ -193,6 +193,10 @@ type Keyspace interface {
 	// and counted towards the save points).
 	AddDirty(n int64)
 	Strings
+	// FullKeyAccess reports whether the client's ACL user may run argv
+	// on every key (ACLUserCheckCmdWithUnrestrictedKeyAccess): SORT's BY
+	// and GET patterns name keys the check before the command did not see.
+	FullKeyAccess(argv [][]byte) bool
 	// Loading reports that the server is loading its AOF or RDB file
 	// (limits on what clients send are not checked then).
 	Loading() bool

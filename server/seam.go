@@ -8,6 +8,7 @@ import (
 	"github.com/aofserver/aofserver/command/hllcmd"
 	"github.com/aofserver/aofserver/command/listcmd"
 	"github.com/aofserver/aofserver/command/setcmd"
+	"github.com/aofserver/aofserver/command/sortcmd"
 	"github.com/aofserver/aofserver/command/zsetcmd"
 	"github.com/aofserver/aofserver/config"
 
@@ -23,6 +24,7 @@ var seamGroups = []*seam.Group{
 	&hllcmd.Group,
 	&listcmd.Group,
 	&setcmd.Group,
+	&sortcmd.Group,
 	&zsetcmd.Group,
 	&zsetcmd.GeoGroup,
 }
@@ -148,6 +150,10 @@ func (c *client) SetRawString(key []byte, b []byte) {
 
 func (c *client) BeforeModify(key []byte) { c.srv.beforeModify(c.db, bstr(key)) }
 func (c *client) Loading() bool           { return c.srv.loading }
+
+func (c *client) FullKeyAccess(argv [][]byte) bool {
+	return c.user == nil || c.user.Open() || c.srv.aclFullKeyAccess(c.user, argv)
+}
 func (c *client) AddKey(key []byte, v seam.Value) {
 	c.srv.addKey(c.db, key, newObjEntry(uint8(v.Type), v.Ptr))
 }

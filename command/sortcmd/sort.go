@@ -1,10 +1,12 @@
-package server
+// Package sortcmd is SORT and SORT_RO (Redis's sort.c) on lists, sets and
+// sorted sets, written against the seam of package command.
+package sortcmd
 
 import (
 	"bytes"
 	"sort"
-	"unsafe"
 
+	"github.com/aofserver/aofserver/command"
 	"github.com/aofserver/aofserver/hash"
 	"github.com/aofserver/aofserver/list"
 	"github.com/aofserver/aofserver/rstring"
@@ -13,21 +15,19 @@ import (
 	"github.com/aofserver/aofserver/zset"
 )
 
-// SORT and SORT_RO, following Redis 7.0's sortCommandGeneric.
+// Group is SORT and SORT_RO, which Redis files under "generic" with the
+// categories of the types they read.
+var Group = command.Group{Name: "generic", Category: "@set", Commands: []command.Spec{
+	{Name: "sort", Arity: -2, Flags: command.FlagWrite | command.FlagDenyOOM, FirstKey: 1, LastKey: 1, Step: 1, Proc: sortCommand,
+		Summary: "Sort the elements in a list, set or sorted set", Since: "1.0.0",
+		ACL: []string{"@write", "@sortedset", "@list", "@slow", "@dangerous"}},
+	{Name: "sort_ro", Arity: -2, Flags: command.FlagReadonly, FirstKey: 1, LastKey: 1, Step: 1, Proc: sortroCommand,
+		Summary: "Sort the elements in a list, set or sorted set. Read-only variant of SORT.", Since: "7.0.0",
+		ACL: []string{"@read", "@sortedset", "@list", "@slow", "@dangerous"}},
+}}
 
-func init() {
-	register(
-		&command{name: "sort", arity: -2, flags: cmdWrite | cmdDenyOOM, firstKey: 1, lastKey: 1, step: 1, proc: sortCommand,
-			group: "generic", summary: "Sort the elements in a list, set or sorted set", since: "1.0.0",
-			acl: []string{"@write", "@set", "@sortedset", "@list", "@slow", "@dangerous"}},
-		&command{name: "sort_ro", arity: -2, flags: cmdReadonly, firstKey: 1, lastKey: 1, step: 1, proc: sortroCommand,
-			group: "generic", summary: "Sort the elements in a list, set or sorted set. Read-only variant of SORT.", since: "7.0.0",
-			acl: []string{"@read", "@set", "@sortedset", "@list", "@slow", "@dangerous"}},
-	)
-}
-
-func sortCommand(c *client, argv [][]byte)   { sortGeneric(c, argv, false) }
-func sortroCommand(c *client, argv [][]byte) { sortGeneric(c, argv, true) }
+func sortCommand(c command.Ctx, argv [][]byte)   { sortGeneric(c, argv, false) }
+func sortroCommand(c command.Ctx, argv [][]byte) { sortGeneric(c, argv, true) }
 
 // sortItem is one element of the sorting vector (redisSortObject).
 type sortItem struct {
@@ -40,7 +40,7 @@ type sortItem struct {
 // sortLookup is lookupKeyByPattern: "#" is the element itself; otherwise
 // the first '*' is replaced by subst and an optional "->field" suffix
 // reads a hash field. ok=false when there is nothing to return.
-func (s *Server) sortLookup(c *client, pattern, subst []byte) ([]byte, bool) {
+func sortLookup(c command.Ctx, pattern, subst []byte) ([]byte, bool) {
 	if len(pattern) == 1 && pattern[0] == '#' {
 		return subst, true
 	}
@@ -60,27 +60,22 @@ func (s *Server) sortLookup(c *client, pattern, subst []byte) ([]byte, bool) {
 	key = append(key, pattern[:p]...)
 	key = append(key, subst...)
 	key = append(key, pattern[p+1:postEnd]...)
-	e, ok := s.lookupRead(c, key)
-	if !ok {
+	if field == nil {
+		b, isString, ok := c.LookupReadString(key)
+		return b, ok && isString
+	}
+	e, ok := c.LookupRead(key)
+	if !ok || e.Type != command.TypeHash {
 		return nil, false
 	}
-	if field != nil {
-		if e.typ() != typHash {
-			return nil, false
-		}
-		return (*hash.Hash)(e.ptr).Get(field)
-	}
-	if e.typ() != typString {
-		return nil, false
-	}
-	return e.str(), true
+	return (*hash.Hash)(e.Ptr).Get(field)
 }
 
 // sortStrtod is the check SORT applies to a weight: strtod over the C
 // string must consume everything (an empty string is 0), with no ERANGE and
 // no NaN.
 func sortStrtod(b []byte) (float64, bool) {
-	b = cString(b)
+	b = rstring.CString(b)
 	if len(b) == 0 {
 		return 0, true
 	}
@@ -100,98 +95,97 @@ func sortStrtod(b []byte) (float64, bool) {
 
 // sortCollate compares like strcoll in the C/C.UTF-8 locale: byte order of
 // the strings up to their first NUL.
-func sortCollate(a, b []byte) int { return bytes.Compare(cString(a), cString(b)) }
+func sortCollate(a, b []byte) int { return bytes.Compare(rstring.CString(a), rstring.CString(b)) }
 
-func sortGeneric(c *client, argv [][]byte, readonly bool) {
-	s := c.srv
+func sortGeneric(c command.Ctx, argv [][]byte, readonly bool) {
 	desc, alpha, dontsort := false, false, false
 	var limitStart, limitCount int64 = 0, -1
 	var sortby, storekey []byte
 	var gets [][]byte
 	// BY and GET patterns name keys the ACL check did not see: they need
 	// unrestricted read access (ACLUserCheckCmdWithUnrestrictedKeyAccess)
-	fullKeys := c.user == nil || c.user.Open() || s.aclFullKeyAccess(c.user, argv)
+	fullKeys := c.FullKeyAccess(argv)
 	for j := 2; j < len(argv); j++ {
 		left := len(argv) - j - 1
 		a := argv[j]
 		switch {
-		case eqFold(a, "asc"):
+		case rstring.EqualFold(a, "asc"):
 			desc = false
-		case eqFold(a, "desc"):
+		case rstring.EqualFold(a, "desc"):
 			desc = true
-		case eqFold(a, "alpha"):
+		case rstring.EqualFold(a, "alpha"):
 			alpha = true
-		case eqFold(a, "limit") && left >= 2:
-			v, ok := parseInt(argv[j+1])
+		case rstring.EqualFold(a, "limit") && left >= 2:
+			v, ok := rstring.String2ll(argv[j+1])
 			if !ok {
-				c.errNotInt()
+				c.Err(command.ErrNotInt)
 				return
 			}
 			limitStart = v
-			v, ok = parseInt(argv[j+2])
+			v, ok = rstring.String2ll(argv[j+2])
 			if !ok {
-				c.errNotInt()
+				c.Err(command.ErrNotInt)
 				return
 			}
 			limitCount = v
 			j += 2
-		case !readonly && eqFold(a, "store") && left >= 1:
+		case !readonly && rstring.EqualFold(a, "store") && left >= 1:
 			storekey = argv[j+1]
 			j++
-		case eqFold(a, "by") && left >= 1:
+		case rstring.EqualFold(a, "by") && left >= 1:
 			sortby = argv[j+1]
 			if bytes.IndexByte(sortby, '*') < 0 {
 				dontsort = true
 			} else if !fullKeys {
-				c.err("ERR BY option of SORT denied due to insufficient ACL permissions.")
+				c.Err("ERR BY option of SORT denied due to insufficient ACL permissions.")
 				return
 			}
 			j++
-		case eqFold(a, "get") && left >= 1:
+		case rstring.EqualFold(a, "get") && left >= 1:
 			if !fullKeys {
-				c.err("ERR GET option of SORT denied due to insufficient ACL permissions.")
+				c.Err("ERR GET option of SORT denied due to insufficient ACL permissions.")
 				return
 			}
 			gets = append(gets, argv[j+1])
 			j++
 		default:
-			c.errSyntax()
+			c.Err(command.ErrSyntax)
 			return
 		}
 	}
 
 	key := argv[1]
-	e, found := s.lookupRead(c, key)
-	typ := typList
+	e, found := c.LookupRead(key)
+	typ := command.TypeList
 	if found {
-		typ = e.typ()
-		if typ != typSet && typ != typList && typ != typZSet {
-			c.errWrongType()
+		typ = e.Type
+		if typ != command.TypeSet && typ != command.TypeList && typ != command.TypeZSet {
+			c.Err(command.ErrWrongType)
 			return
 		}
 	}
 	// An unsorted set gives hash-table order: with STORE it is sorted so
 	// that the stored list does not depend on the table layout.
-	if dontsort && typ == typSet && storekey != nil {
+	if dontsort && typ == command.TypeSet && storekey != nil {
 		dontsort, alpha, sortby = false, true, nil
 	}
 	var zs *zset.Set
-	if found && typ == typZSet {
-		zs = (*zset.Set)(e.ptr)
+	if found && typ == command.TypeZSet {
+		zs = (*zset.Set)(e.Ptr)
 		if !zs.Skiplist() {
 			// Redis converts the sorted set to a skiplist for SORT.
-			s.beforeModify(c.db, bstr(key))
+			c.BeforeModify(key)
 			zs.ConvertToSkiplist()
 		}
 	}
 	vectorlen := 0
 	if found {
 		switch typ {
-		case typList:
-			vectorlen = (*list.List)(e.ptr).Len()
-		case typSet:
-			vectorlen = (*set.Set)(e.ptr).Len()
-		case typZSet:
+		case command.TypeList:
+			vectorlen = (*list.List)(e.Ptr).Len()
+		case command.TypeSet:
+			vectorlen = (*set.Set)(e.Ptr).Len()
+		case command.TypeZSet:
 			vectorlen = zs.Len()
 		}
 	}
@@ -208,7 +202,7 @@ func sortGeneric(c *client, argv [][]byte, readonly bool) {
 	if end >= vl {
 		end = vl - 1
 	}
-	if (typ == typZSet || typ == typList) && dontsort && (start != 0 || end != vl-1) {
+	if (typ == command.TypeZSet || typ == command.TypeList) && dontsort && (start != 0 || end != vl-1) {
 		vl = end - start + 1
 		if vl < 0 {
 			vl = 0
@@ -218,8 +212,8 @@ func sortGeneric(c *client, argv [][]byte, readonly bool) {
 	vector := make([]sortItem, 0, vl)
 	switch {
 	case !found:
-	case typ == typList && dontsort:
-		l := (*list.List)(e.ptr)
+	case typ == command.TypeList && dontsort:
+		l := (*list.List)(e.Ptr)
 		if end >= start {
 			n := l.Len()
 			for i := int64(0); i < vl; i++ {
@@ -235,17 +229,17 @@ func sortGeneric(c *client, argv [][]byte, readonly bool) {
 			end -= start
 			start = 0
 		}
-	case typ == typList:
-		(*list.List)(e.ptr).Each(func(v []byte) bool {
+	case typ == command.TypeList:
+		(*list.List)(e.Ptr).Each(func(v []byte) bool {
 			vector = append(vector, sortItem{obj: v})
 			return true
 		})
-	case typ == typSet:
-		(*set.Set)(e.ptr).Each(func(m []byte) bool {
-			vector = append(vector, sortItem{obj: cloneBytes(m)})
+	case typ == command.TypeSet:
+		(*set.Set)(e.Ptr).Each(func(m []byte) bool {
+			vector = append(vector, sortItem{obj: bytes.Clone(m)})
 			return true
 		})
-	case typ == typZSet && dontsort:
+	case typ == command.TypeZSet && dontsort:
 		n := zs.Len()
 		rk := int(start)
 		if desc {
@@ -272,7 +266,7 @@ func sortGeneric(c *client, argv [][]byte, readonly bool) {
 			it := &vector[j]
 			byval := it.obj
 			if sortby != nil {
-				v, ok := s.sortLookup(c, sortby, it.obj)
+				v, ok := sortLookup(c, sortby, it.obj)
 				if !ok {
 					continue
 				}
@@ -342,19 +336,19 @@ func sortGeneric(c *client, argv [][]byte, readonly bool) {
 		outputlen = int64(len(gets)) * n
 	}
 	if convErr {
-		c.err("ERR One or more scores can't be converted into double")
+		c.Err("ERR One or more scores can't be converted into double")
 		return
 	}
 	if storekey == nil {
-		c.arrayLen(int(outputlen))
+		c.ArrayLen(int(outputlen))
 		for j := start; j <= end; j++ {
 			obj := vector[j].obj
 			if len(gets) == 0 {
-				c.bulk(obj)
+				c.Bulk(obj)
 			}
 			for _, g := range gets {
-				v, ok := s.sortLookup(c, g, obj)
-				c.bulkOrNull(v, ok)
+				v, ok := sortLookup(c, g, obj)
+				c.BulkOrNull(v, ok)
 			}
 		}
 		return
@@ -363,26 +357,26 @@ func sortGeneric(c *client, argv [][]byte, readonly bool) {
 	for j := start; j <= end; j++ {
 		obj := vector[j].obj
 		if len(gets) == 0 {
-			out.PushBack(cloneBytes(obj))
+			out.PushBack(bytes.Clone(obj))
 			continue
 		}
 		for _, g := range gets {
-			v, ok := s.sortLookup(c, g, obj)
+			v, ok := sortLookup(c, g, obj)
 			if !ok {
 				v = nil
 			}
-			out.PushBack(cloneBytes(v))
+			out.PushBack(bytes.Clone(v))
 		}
 	}
 	if outputlen > 0 {
-		s.setKey(c.db, storekey, newObjEntry(typList, unsafe.Pointer(out)), false)
-		s.signalModifiedKey(c.db, storekey)
-		s.notify(notifyList, "sortstore", storekey, c.db.id)
-		s.dirty += outputlen
-	} else if s.deleteKey(c.db, storekey) {
-		s.signalModifiedKey(c.db, storekey)
-		s.notify(notifyGeneric, "del", storekey, c.db.id)
-		s.dirty++
+		c.SetKey(storekey, command.Obj(command.TypeList, out))
+		c.SignalModifiedKey(storekey)
+		c.Notify(command.NotifyList, "sortstore", storekey)
+		c.AddDirty(outputlen)
+	} else if c.DeleteKey(storekey) {
+		c.SignalModifiedKey(storekey)
+		c.Notify(command.NotifyGeneric, "del", storekey)
+		c.AddDirty(1)
 	}
-	c.integer(outputlen)
+	c.Integer(outputlen)
 }
