@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/aofserver/aofserver/scripting"
 	"io/fs"
 	"math"
 	"net"
@@ -106,7 +107,7 @@ func debugCommand(c *client, argv [][]byte) {
 		c.ok()
 	case n == 3 && eqFold(sub, "set-disable-deny-scripts"):
 		n, _ := strconv.Atoi(string(argv[2])) // atoi: garbage is 0
-		s.scriptEngine().denyScriptsOff = n != 0
+		s.scripts().SetDenyScriptsOff(n != 0)
 		c.ok()
 	case n == 2 && eqFold(sub, "segfault"):
 		s.debugSegfault()
@@ -232,13 +233,13 @@ func debugReload(c *client, argv [][]byte) {
 		for _, db := range s.dbs {
 			s.emptyDB(db)
 		}
-		s.flushFunctions()
+		s.scripts().FlushFunctions()
 	}
 	if err := s.reloadDumpRDB(merge); err != nil {
-		if le := (*libLoadError)(nil); errors.As(err, &le) {
+		if le := (*scripting.LibLoadError)(nil); errors.As(err, &le) {
 			// rdbLoadRio's lines; the read error report that follows is
 			// logged at verbose level for a client's load (isRestoreContext)
-			s.log.Warn().Msg("Failed loading library, " + le.reason)
+			s.log.Warn().Msg("Failed loading library, " + le.Reason)
 			s.log.Warn().Msg("Short read or OOM loading DB. Unrecoverable error, aborting now.")
 		} else if lines, ok := rdb.LoadFailureLines(err); ok {
 			// rdbReportError for a client's load (isRestoreContext): its
@@ -315,7 +316,7 @@ func debugLoadAOF(c *client) {
 	for _, db := range s.dbs {
 		s.emptyDB(db)
 	}
-	s.flushFunctions()
+	s.scripts().FlushFunctions()
 	if a == nil {
 		// Read only: the AOF is neither started nor kept.
 		var err error

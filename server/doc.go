@@ -74,6 +74,16 @@
 // the keyspace, the AOF and the log; load.go fills the keyspace from the
 // files.
 //
+// # Scripting
+//
+// EVAL, FCALL, SCRIPT and FUNCTION run in package scripting (the Lua
+// engine, the script cache, the function libraries); scripting.go is its
+// adapter: redis.call runs on a fake client through call, with the
+// server's ACL, write and memory rules. The busy-script state stays here
+// (script_busy.go): past busy-reply-threshold the network loop answers
+// -BUSY without the executor lock, the script lends the lock to waiting
+// clients, and SCRIPT KILL / FUNCTION KILL cancel the VM.
+//
 // # Blocking commands
 //
 // A blocking command that finds nothing parks its client (blocking.go); a

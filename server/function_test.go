@@ -164,7 +164,7 @@ func TestFunctionPropagation(t *testing.T) {
 	c := dial(t, ts.addr)
 	loadPersistLibs(t, c)
 	ts.s.mu.Lock()
-	n := ts.s.numFunctions()
+	n := ts.s.scripts().NumFunctions()
 	ts.s.mu.Unlock()
 	if n != 2 {
 		t.Fatalf("numFunctions = %d", n)

@@ -138,16 +138,10 @@ func (s *Server) genInfo(want map[string]bool) string {
 		f("used_memory_vm_eval", 31744)
 		f("used_memory_lua_human", "31.00K")
 		f("used_memory_scripts_eval", 0)
-		nScripts, nLibs := 0, 0
-		if s.lua != nil {
-			nScripts = len(s.lua.funcs)
-			if s.lua.fnReg != nil {
-				nLibs = len(s.lua.fnReg.libs)
-			}
-		}
-		f("number_of_cached_scripts", nScripts)
-		f("number_of_functions", s.numFunctions())
-		f("number_of_libraries", nLibs)
+		sc := s.scripts()
+		f("number_of_cached_scripts", sc.NumScripts())
+		f("number_of_functions", sc.NumFunctions())
+		f("number_of_libraries", sc.NumLibraries())
 		f("used_memory_vm_functions", 32768)
 		f("used_memory_vm_total", 64512)
 		f("used_memory_vm_total_human", "63.00K")

@@ -196,7 +196,9 @@ func (v *rdbLoader) ResizeDB(dbSize, expiresSize uint64) error {
 	}
 	return nil
 }
-func (v *rdbLoader) Function(code []byte) error { return v.s.loadFunctionLib(code, v.replaceLibs) }
+func (v *rdbLoader) Function(code []byte) error {
+	return v.s.scripts().LoadLibrary(code, v.replaceLibs)
+}
 func (v *rdbLoader) Key(dbID int, key []byte, val *rdb.Value, expireMs int64) error {
 	s := v.s
 	if dbID >= len(s.dbs) {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"github.com/aofserver/aofserver/scripting"
 	"strings"
 	"time"
 )
@@ -138,12 +139,12 @@ func (s *Server) mayReplicate(cmd *command, argv [][]byte) bool {
 				return !strings.Contains(" "+flags+" ", " no-writes ")
 			}
 		case "evalsha":
-			if s.lua != nil && s.lua.noWrites[strings.ToLower(string(argv[1]))] {
+			if s.scripts().ScriptNoWrites(argv[1]) {
 				return false
 			}
 		case "fcall":
-			if f := s.functions().funcs[strings.ToLower(string(argv[1]))]; f != nil {
-				return f.flags&scriptFlagNoWrites == 0
+			if flags, ok := s.scripts().FunctionFlags(argv[1]); ok {
+				return flags&scripting.FlagNoWrites == 0
 			}
 		}
 	}

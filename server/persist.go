@@ -113,7 +113,7 @@ func (s *Server) encodeAll(enc persist.Encoder, aofBase bool) error {
 	if err := enc.Header(rdb.StandardAux(time.Now().Unix(), s.usedMemory(), aofBase)); err != nil {
 		return err
 	}
-	s.writeFunctions(enc) // function libraries come before the keys
+	s.scripts().WriteFunctions(enc) // function libraries come before the keys
 	for _, db := range s.dbs {
 		if db.size() == 0 {
 			continue

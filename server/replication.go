@@ -788,7 +788,7 @@ func (s *Server) functionsOnlySnapshot() *snapshot {
 	sn := &snapshot{s: s, out: persist.NewPipe(), curDB: -1, walkDone: true}
 	enc := rdb.NewEncoder(&sn.stage, rdb.EncoderOptions{Compression: s.cfg.RDBCompression, Checksum: s.cfg.RDBChecksum, Limits: s.rdbLimits()})
 	enc.Header(rdb.StandardAux(time.Now().Unix(), s.usedMemory(), false))
-	s.writeFunctions(enc)
+	s.scripts().WriteFunctions(enc)
 	if err := enc.Close(); err != nil {
 		sn.err = err
 	}

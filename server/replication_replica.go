@@ -484,7 +484,7 @@ func (s *Server) fullSyncFromMaster(l *masterLink, nc net.Conn, br *bufio.Reader
 	for _, db := range s.dbs {
 		s.emptyDB(db)
 	}
-	s.flushFunctions()
+	s.scripts().FlushFunctions()
 	dump := s.dumpPath()
 	if err := fsys.Rename(tmp, dump); err != nil {
 		return fmt.Errorf("Failed trying to rename the temp DB into %s in MASTER <-> REPLICA synchronization: %s", s.cfg.DBFilename, errnoText(err))

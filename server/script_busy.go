@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/aofserver/aofserver/rstring"
+	"github.com/aofserver/aofserver/scripting"
 )
 
 // Busy scripts (Redis 7.0 script.c scriptInterrupt / processCommand's
@@ -44,7 +45,8 @@ type scriptRun struct {
 	argv      [][]byte // the caller's command (FUNCTION STATS)
 	libs      int      // library and function counts at start (FUNCTION STATS)
 	funcs     int
-	noAuth    bool // the default user needs a password
+	noAuth    bool            // the default user needs a password
+	ctx       context.Context // the VM's, cancelled by a kill
 	cancel    context.CancelFunc
 	s         *Server
 
@@ -75,7 +77,7 @@ var (
 // script outside loading). A script replayed from the AOF is timed too: as
 // in Redis, it logs "Slow script detected" and lends the executor, and
 // the clients let in are answered -LOADING (answer).
-func (s *Server) beginScriptRun(e *luaEngine, c *client, name string, isEval bool) *scriptRun {
+func (s *Server) beginScriptRun(c *client, argv [][]byte, name string, isEval bool) *scriptRun {
 	th := s.cfg.BusyReplyThreshold
 	if th <= 0 || c.flags&flagFake != 0 && !s.loading {
 		return nil
@@ -87,16 +89,16 @@ func (s *Server) beginScriptRun(e *luaEngine, c *client, name string, isEval boo
 		threshold: time.Duration(th) * time.Millisecond,
 		isEval:    isEval,
 		name:      name,
-		argv:      rstring.CloneArgv(e.argv),
+		argv:      rstring.CloneArgv(argv),
 		noAuth:    s.aclDefaultNeedsAuth(),
+		ctx:       ctx,
 		cancel:    cancel,
 	}
 	if !isEval {
-		reg := s.functions()
-		run.libs, run.funcs = len(reg.libs), len(reg.funcs)
+		sc := s.scripts()
+		run.libs, run.funcs = sc.NumLibraries(), sc.NumFunctions()
 	}
-	e.L.SetContext(&busyCtx{Context: ctx, run: run})
-	e.cur = run
+	s.scriptRun = run
 	busyMu.Lock()
 	busyRuns[s] = run
 	busyMu.Unlock()
@@ -104,9 +106,10 @@ func (s *Server) beginScriptRun(e *luaEngine, c *client, name string, isEval boo
 	return run
 }
 
-// endScriptRun withdraws run (under s.mu) and counts the errors the gate
-// replied meanwhile.
-func (s *Server) endScriptRun(e *luaEngine, run *scriptRun) {
+// endScriptRun withdraws the running script (under s.mu) and counts the
+// errors the gate replied meanwhile.
+func (s *Server) endScriptRun() {
+	run := s.scriptRun
 	if run == nil {
 		return
 	}
@@ -116,8 +119,7 @@ func (s *Server) endScriptRun(e *luaEngine, run *scriptRun) {
 	run.ended.Store(true)
 	scriptsRunning.Add(-1)
 	run.cancel()
-	e.L.RemoveContext()
-	e.cur = nil
+	s.scriptRun = nil
 	run.mu.Lock()
 	errs := run.errs
 	run.errs = nil
@@ -333,18 +335,7 @@ func (run *scriptRun) stats(c *client) {
 	}
 	c.bulkString("duration_ms")
 	c.integer(time.Since(run.start).Milliseconds())
-	writeEngineStats(c, run.libs, run.funcs)
-}
-
-func writeEngineStats(c *client, libs, funcs int) {
-	c.bulkString("engines")
-	c.mapLen(1)
-	c.bulkString("LUA")
-	c.mapLen(2)
-	c.bulkString("libraries_count")
-	c.integer(int64(libs))
-	c.bulkString("functions_count")
-	c.integer(int64(funcs))
+	scripting.EngineStats(c, run.libs, run.funcs)
 }
 
 // scriptKillCommand / functionKillCommand run when no script is past its

@@ -36,28 +36,3 @@ func BenchmarkScriptPcall(b *testing.B) {
 func BenchmarkScriptPcallError(b *testing.B) {
 	benchScriptLoop(b, "local f = function() local t return t.x end", "pcall(f)")
 }
-
-// BenchmarkScriptCompile is the compilation of a new script (EVAL of a
-// body not in the cache): parse, compile, the locals' ranges.
-func BenchmarkScriptCompile(b *testing.B) {
-	ts := startOurServer(b)
-	s := ts.s
-	body := []byte(`local key, n = KEYS[1], tonumber(ARGV[1])
-local cur = redis.call('get', key)
-if cur then local v = tonumber(cur) if v > n then return v end end
-for i = 1, 3 do local x = i * 2 redis.call('incrby', key, x) end
-local t = {}
-for k, v in pairs({a = 1, b = 2}) do t[#t + 1] = k .. v end
-local function f(a, b) return a + b end
-return f(1, 2)`)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	e := s.scriptEngine()
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if msg := e.compile("bench", body); msg != "" {
-			b.Fatal(msg)
-		}
-	}
-}

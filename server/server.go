@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"github.com/aofserver/aofserver/scripting"
 	"math/rand/v2"
 	"net"
 	"os"
@@ -100,10 +101,15 @@ type Server struct {
 	persist  persistState
 	pubsub   pubsubState
 	blocking blockingState
-	lua      *luaEngine // EVAL's Lua state, nil until first used
-	monitors map[*client]struct{}
-	slowlog  slowlog
-	latency  latencyMonitor
+	scr      *scripting.Scripts // EVAL and FUNCTION, nil until first used
+	// scriptRun is the script in execution (busy-script state), nil when
+	// idle; scriptStartMs is its start time (0 when idle): keys expire
+	// against it (expireNow).
+	scriptRun     *scriptRun
+	scriptStartMs int64
+	monitors      map[*client]struct{}
+	slowlog       slowlog
+	latency       latencyMonitor
 
 	activeExpire     bool
 	dbg              debugKnobs // DEBUG's switches (cmd_debug.go)

@@ -100,7 +100,7 @@ func (s *Server) startSnapshot(aofBase bool) *snapshot {
 	}
 	sn.keyDelay = time.Duration(s.cfg.RDBKeySaveDelay) * time.Microsecond // negative: see debugDelay
 	sn.enc.Header(rdb.StandardAux(time.Now().Unix(), s.usedMemory(), aofBase))
-	s.writeFunctions(sn.enc) // the libraries of this instant, before the keys
+	s.scripts().WriteFunctions(sn.enc) // the libraries of this instant, before the keys
 	s.snap = sn
 	return sn
 }

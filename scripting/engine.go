@@ -1,4 +1,4 @@
-package server
+package scripting
 
 import (
 	"bytes"
@@ -9,18 +9,20 @@ import (
 	"strconv"
 	"strings"
 
+	seam "github.com/aofserver/aofserver/command"
 	"github.com/aofserver/aofserver/lualib"
-	"github.com/aofserver/aofserver/resp"
 	lua "github.com/yuin/gopher-lua"
 )
 
-// luaEngine is a server's Lua interpreter (one state reused by all
-// scripts, reset by SCRIPT FLUSH) and its cache of compiled scripts.
+// luaEngine is a Lua interpreter (one state reused by all scripts: EVAL's
+// is reset by SCRIPT FLUSH; the functions have one of their own) and, for
+// EVAL, its cache of compiled scripts.
 type luaEngine struct {
-	s     *Server
+	srv   Server
+	cl    Client // the client redis.call runs commands on
+	sc    *Scripts
 	L     *lua.LState
 	funcs map[string]*lua.LFunction
-	fake  *client // runs the commands of redis.call
 	errh  *lua.LFunction
 	// guard runs a script under PCall with errh: gopher-lua pushes the
 	// handler without checking its stack, so on a full stack that panic
@@ -41,67 +43,32 @@ type luaEngine struct {
 	// startOOM: the server was out of memory when it started; dirty: it
 	// already wrote (later writes are not refused halfway)
 	allowOOM, startOOM, dirty bool
-	// denyScriptsOff: DEBUG SET-DISABLE-DENY-SCRIPTS 1 lets scripts run
-	// no-script commands (kept across SCRIPT FLUSH, read on the EVAL engine)
-	denyScriptsOff bool
+	// resp is the protocol the running script chose with redis.setresp
+	// (its client speaks it; it decides how booleans are replied).
+	resp int
 
 	// source names the chunks in error locations: "@user_script" for
 	// EVAL, "@user_function" for FCALL.
 	source string
-	// fnReg is the server's function libraries (FUNCTION LOAD). It lives
-	// here, on the EVAL engine, so the Server needs no field of its own;
-	// SCRIPT FLUSH hands it over to the new engine.
-	fnReg *funcEngine
-	// argv is the command running the script (FUNCTION STATS).
+	// argv is the command running the script (MONITOR, FUNCTION STATS).
 	argv [][]byte
-	// caller is the client running the script (its user is the fake
-	// client's): ACL LOG entries describe it.
-	caller *client
-	// snapshotMs is the running script's start time (0 when idle): keys
-	// expire against it (expireNow).
-	snapshotMs int64
-	// run is the script in execution (busy-script state), nil when idle.
-	cur *scriptRun
 	// protected maps the read-only proxies scripts see to the tables they
 	// protect (rawget, pairs, ... read through them).
 	protected map[*lua.LTable]func() *lua.LTable
 	// callName/callCmd: the command redis.call looked up last, by the
 	// name as the script spelled it (a loop calls the same one again)
 	callName string
-	callCmd  *command
-}
-
-// scriptEngine returns the server's Lua state (created on first use; only
-// touched under the executor lock).
-func (s *Server) scriptEngine() *luaEngine {
-	if s.lua == nil {
-		s.lua = newLuaEngine(s)
-	}
-	return s.lua
-}
-
-func (s *Server) resetScriptEngine() {
-	if s.lua != nil {
-		reg, denyOff := s.lua.fnReg, s.lua.denyScriptsOff
-		s.lua.L.Close()
-		s.lua = nil
-		s.scriptEngine().denyScriptsOff = denyOff
-		if reg != nil {
-			s.scriptEngine().fnReg = reg
-		}
-	}
+	callCmd  Command
 }
 
 const luaScriptSource = "@user_script"
 
-func newLuaEngine(s *Server) *luaEngine {
-	e := &luaEngine{s: s, funcs: map[string]*lua.LFunction{}, noWrites: map[string]bool{}, allowOOMs: map[string]bool{},
+// newLuaEngine makes an engine whose script client is client id (Redis
+// creates the EVAL engine's client first, id 1, then the functions
+// engine's, id 2: HELLO run by a script shows them).
+func newLuaEngine(sc *Scripts, id int64) *luaEngine {
+	e := &luaEngine{sc: sc, srv: sc.srv, cl: sc.srv.NewClient(id), funcs: map[string]*lua.LFunction{}, noWrites: map[string]bool{}, allowOOMs: map[string]bool{},
 		shebang: map[string]bool{}, source: luaScriptSource}
-	e.fake = s.newFakeClient()
-	e.fake.addr = "lua" // as MONITOR shows the commands scripts run
-	// Redis creates the EVAL engine's client first (id 1), then the
-	// functions engine's (id 2): HELLO run by a script shows them
-	e.fake.id = 1
 	// Lua 5.1's call depth (gopher-lua's growing frame stack never reports
 	// itself full: it panics, so the stack is a fixed one); coroutines,
 	// created with L.Options, get a small one (80 bytes a frame)
@@ -171,7 +138,7 @@ func newLuaEngine(s *Server) *luaEngine {
 		"REPL_NONE": 0, "REPL_AOF": 1, "REPL_SLAVE": 2, "REPL_REPLICA": 2, "REPL_ALL": 3} {
 		r.RawSetString(n, lua.LNumber(v))
 	}
-	setRedisVersion(r)
+	setRedisVersion(r, sc.version)
 	g.RawSetString("redis", r)
 	// pcall and xpcall run the function through e.tramp, whose error hook
 	// words the error as Lua 5.1 while the raising frame is still there
@@ -403,47 +370,6 @@ func (e *luaEngine) initProtect() {
 		}
 		panic(&lua.ApiError{Type: lua.ApiErrorRun, Object: v, StackTrace: "-"})
 	}
-}
-
-// scriptWriteRefusal is scriptPrepareForRun's refusal of a script that
-// may write (it declares flags, without no-writes), in Redis's order: a
-// disk error, a read-only command (*_RO), too few good replicas.
-func (s *Server) scriptWriteRefusal(ro bool) string {
-	if msg := s.writeRefusal(); msg != "" {
-		return msg
-	}
-	if ro {
-		return "ERR Can not execute a script with write flag using *_ro command."
-	}
-	if s.replWriteRefusal() {
-		return "NOREPLICAS Not enough good replicas to write."
-	}
-	return ""
-}
-
-// expireNow is the time keys expire against: while a script runs, its
-// start (Redis 7.0 keyIsExpired uses scriptTimeSnapshot), so a key exists
-// or not for the whole script, as the replicas and the AOF see it.
-func (s *Server) expireNow() int64 {
-	if e := s.lua; e != nil {
-		if e.snapshotMs != 0 {
-			return e.snapshotMs
-		}
-		if e.fnReg != nil && e.fnReg.e.snapshotMs != 0 {
-			return e.fnReg.e.snapshotMs
-		}
-	}
-	return s.nowMs()
-}
-
-// scriptStartOOM is the server's memory state as a script starts (Redis's
-// pre_command_oom_state): past maxmemory with nothing to evict.
-func (s *Server) scriptStartOOM() bool {
-	if s.cfg.MaxMemory == 0 || s.loading {
-		return false
-	}
-	s.refreshUsedMemory()
-	return s.usedMemory() > s.cfg.MaxMemory && s.cfg.MaxMemoryPolicy == "noeviction"
 }
 
 // guardRawAccess makes the functions that bypass metatables (rawset,
@@ -731,15 +657,16 @@ var (
 // raised in a script.
 var luaErrPosition = regexp.MustCompile(`^user_(?:script|function):(\d+): `)
 
-func (e *luaEngine) run(c *client, sha string, keys, args [][]byte, ro bool) {
+// run runs the cached script sha for EVAL (argv) and replies its result.
+func (e *luaEngine) run(c Caller, sha string, argv, keys, args [][]byte, ro bool) {
 	// a script declaring flags is judged by them first (scriptPrepareForRun)
 	if e.shebang[sha] && !e.noWrites[sha] {
-		if msg := e.s.scriptWriteRefusal(ro); msg != "" {
-			c.err(msg)
+		if msg := e.writeRefusal(ro); msg != "" {
+			c.Err(msg)
 			return
 		}
-		if !e.allowOOMs[sha] && c.flags&flagFake == 0 && e.s.scriptStartOOM() {
-			c.err("OOM command not allowed when used memory > 'maxmemory'.")
+		if !e.allowOOMs[sha] && e.srv.StartOOM(c) {
+			c.Err("OOM command not allowed when used memory > 'maxmemory'.")
 			return
 		}
 	}
@@ -750,30 +677,42 @@ func (e *luaEngine) run(c *client, sha string, keys, args [][]byte, ro bool) {
 	g := e.L.G.Global
 	g.RawSetString("KEYS", bytesTable(e.L, keys))
 	g.RawSetString("ARGV", bytesTable(e.L, args))
+	e.argv = argv
 	e.exec(c, e.funcs[sha], sha, true)
+	e.argv = nil
+}
+
+// writeRefusal is scriptPrepareForRun's refusal of a script that may
+// write (it declares flags, without no-writes), in Redis's order: a disk
+// error, a read-only command (*_RO), too few good replicas.
+func (e *luaEngine) writeRefusal(ro bool) string {
+	if msg := e.srv.WriteRefusal(); msg != "" {
+		return msg
+	}
+	if ro {
+		return "ERR Can not execute a script with write flag using *_ro command."
+	}
+	if e.srv.NoReplicas() {
+		return "NOREPLICAS Not enough good replicas to write."
+	}
+	return ""
 }
 
 // exec calls fn with the arguments already pushed after it (none for
 // EVAL, KEYS and ARGV for a function) and replies its result; name is what
 // error messages call the script (its sha or the function name).
-func (e *luaEngine) exec(c *client, fn *lua.LFunction, name string, isEval bool, fargs ...lua.LValue) {
+func (e *luaEngine) exec(c Caller, fn *lua.LFunction, name string, isEval bool, fargs ...lua.LValue) {
 	L := e.L
-	e.fake.db = c.db
-	e.fake.resp = 2
-	e.fake.user, e.caller = c.user, c
-	defer func() { e.caller = nil }()
+	e.cl.Prepare(c)
+	e.resp = 2
 	e.dirty = false
-	e.startOOM = c.flags&flagFake == 0 && e.s.scriptStartOOM()
+	e.startOOM = e.srv.StartOOM(c)
 	defer L.SetTop(0)
-	if s := e.s; len(s.monitors) > 0 && e.argv != nil {
-		// EVAL and FCALL skip the monitors in processCommand: they are fed
-		// here, before the commands they run.
-		s.feedMonitors(c, e.argv)
+	if ctx := e.srv.Start(c, e.argv, name, isEval); ctx != nil {
+		L.SetContext(ctx)
+		defer L.RemoveContext()
 	}
-	e.snapshotMs = e.s.nowMs()
-	defer func() { e.snapshotMs = 0 }()
-	run := e.s.beginScriptRun(e, c, name, isEval)
-	defer e.s.endScriptRun(e, run)
+	defer e.srv.End()
 	L.Push(e.guard)
 	L.Push(fn)
 	for _, a := range fargs {
@@ -795,7 +734,7 @@ func (e *luaEngine) exec(c *client, fn *lua.LFunction, name string, isEval bool,
 				obj = t
 			}
 		}
-		if run != nil && run.killed.Load() {
+		if e.srv.Killed() {
 			// SCRIPT KILL / FUNCTION KILL cancelled the VM: Redis's message
 			// at the line the script was running.
 			t, _ := obj.(*lua.LTable)
@@ -812,22 +751,17 @@ func (e *luaEngine) exec(c *client, fn *lua.LFunction, name string, isEval bool,
 				msg += " script: " + name + ", on " + lua.LVAsString(t.RawGetString("source")) + ":" + lua.LVAsString(line) + "."
 			}
 			if t.RawGetString("ignore_error_stats_update") == lua.LTrue {
-				errNoStats(c, msg)
+				c.ErrCounted(msg)
 			} else {
-				c.err(msg)
+				c.Err(msg)
 			}
 			return
 		}
-		c.err("ERR Error running script " + name + ", " + truncate(lua.LVAsString(obj), 100))
+		msg := lua.LVAsString(obj)
+		c.Err("ERR Error running script " + name + ", " + msg[:min(len(msg), 100)]) // "%.*s"
 		return
 	}
-	luaToReply(c, e.fake.resp, L.Get(-1), 0)
-}
-
-// errNoStats replies an error already counted in errorstats.
-func errNoStats(c *client, msg string) {
-	c.out = resp.AppendError(c.out, msg)
-	c.srv.curCmdFailed = true
+	luaToReply(c, e.resp, L.Get(-1), 0)
 }
 
 func bytesTable(L *lua.LState, items [][]byte) *lua.LTable {
@@ -895,77 +829,65 @@ func (e *luaEngine) redisCall(L *lua.LState, raise bool) int {
 		}
 		argv[i-1] = buf[start:len(buf):len(buf)]
 	}
-	s := e.s
-	var cmd *command
+	h, cl := e.srv, e.cl
+	var cmd Command
 	if name, _ := L.Get(1).(lua.LString); e.callCmd != nil && string(name) == e.callName {
 		cmd = e.callCmd
-	} else if cmd, _ = s.lookupCommand(argv); cmd != nil && cmd.subs == nil && cmd.parent == nil {
-		// a container's subcommand is looked up by argv[1] each time
-		e.callName, e.callCmd = string(name), cmd
+	} else {
+		var cacheable bool
+		if cmd, cacheable = h.Lookup(argv); cmd != nil && cacheable {
+			e.callName, e.callCmd = string(name), cmd
+		}
 	}
 	// scriptCall's refusals: counted in the error stats (and the command's
 	// rejected_calls) now, not again if the script returns the error
 	reject := func(msg string) int {
 		t := luaErrorTable(L, msg)
-		s.countError(string(t.RawGetString("err").(lua.LString)))
-		// counted for this command, not for the EVAL running it (Redis
-		// incrCommandStatsOnError moves prev_err_count)
-		s.errMark = s.stats.totalErrorReplies
-		if cmd != nil {
-			cmd.rejected++
-		}
+		h.Refused(cmd, string(t.RawGetString("err").(lua.LString)))
 		t.RawSetString("ignore_error_stats_update", lua.LTrue)
 		return fail(t)
 	}
 	if cmd == nil {
 		return reject("Unknown Redis command called from script")
 	}
-	if !arityOK(cmd, len(argv)) {
+	if !cmd.ArityOK(len(argv)) {
 		return reject("Wrong number of args calling Redis command from script")
 	}
-	if cmd.flags&cmdNoScript != 0 && !s.scriptEngine().denyScriptsOff {
+	flags := cmd.Flags()
+	if flags&seam.FlagNoScript != 0 && !e.sc.denyScriptsOff {
 		return reject("This Redis command is not allowed from script")
 	}
 	// scriptVerifyACL: the commands run as the caller's user
-	if u := e.fake.user; u != nil && !u.Open() {
-		if res, pos := s.aclCheck(u, cmd, argv); res != aclOK {
-			s.aclLogDenial(u, e.caller, res, aclCtxLua, cmd, argv, pos)
-			return reject(aclScriptDenial(res))
-		}
+	if msg := cl.ACLDenial(cmd, argv); msg != "" {
+		return reject(msg)
 	}
 	// may-replicate commands (PUBLISH, ...) count as writes for a read-only
 	// script (Redis scriptVerifyWriteCommandAllow)
-	if e.ro && cmd.flags&(cmdWrite|cmdMayReplicate) != 0 {
+	if e.ro && flags&(seam.FlagWrite|seam.FlagMayReplicate) != 0 {
 		return reject("Write commands are not allowed from read-only scripts.")
 	}
 	// once the script wrote, it is not stopped halfway by the server state
-	if cmd.flags&cmdWrite != 0 && !e.dirty {
-		if msg := s.writeRefusal(); msg != "" {
+	if flags&seam.FlagWrite != 0 && !e.dirty {
+		if msg := h.WriteRefusal(); msg != "" {
 			return reject("-" + msg)
 		}
-		if s.replWriteRefusal() {
+		if h.NoReplicas() {
 			return reject("-NOREPLICAS Not enough good replicas to write.")
 		}
 	}
-	if cmd.flags&cmdDenyOOM != 0 && !e.allowOOM && !e.dirty && e.startOOM {
+	if flags&seam.FlagDenyOOM != 0 && !e.allowOOM && !e.dirty && e.startOOM {
 		return reject("-OOM command not allowed when used memory > 'maxmemory'.")
 	}
-	if cmd.flags&cmdWrite != 0 {
+	if flags&seam.FlagWrite != 0 {
 		e.dirty = true
+		h.Wrote() // from now on SCRIPT KILL refuses (UNKILLABLE)
 	}
-	f := e.fake
-	f.out = f.out[:0]
-	if e.cur != nil && cmd.flags&cmdWrite != 0 {
-		e.cur.wrote.Store(true) // from now on SCRIPT KILL refuses (UNKILLABLE)
-	}
-	s.call(f, cmd, argv)
-	if len(f.out) > 0 && (f.out[0] != '-' || !raise) && luaResultDiscarded(L) {
+	out := cl.Call(cmd, argv)
+	if len(out) > 0 && (out[0] != '-' || !raise) && luaResultDiscarded(L) {
 		// nobody sees the reply: a statement, not an error to raise
-		f.out = f.out[:0]
 		return 0
 	}
-	v, _, isErr := respToLua(L, f.out)
-	f.out = f.out[:0]
+	v, _, isErr := respToLua(L, out)
 	if isErr {
 		// the command already counted its error in the stats
 		v.(*lua.LTable).RawSetString("ignore_error_stats_update", lua.LTrue)
@@ -1120,49 +1042,44 @@ func parseRESPDouble(b []byte) float64 {
 // luaToReply writes a Lua value as a reply (Redis luaReplyToRedisReply);
 // scriptResp is the protocol the script chose with redis.setresp (it
 // decides how booleans are replied).
-func luaToReply(c *client, scriptResp int, v lua.LValue, depth int) {
+func luaToReply(c Caller, scriptResp int, v lua.LValue, depth int) {
 	if depth >= luaMaxReplyDepth {
-		c.err("ERR reached lua stack limit")
+		c.Err("ERR reached lua stack limit")
 		return
 	}
 	switch x := v.(type) {
 	case lua.LString:
-		c.bulk([]byte(string(x)))
+		c.Bulk([]byte(string(x)))
 	case lua.LBool:
 		switch {
 		case scriptResp == 3:
-			c.boolean(bool(x))
+			c.Boolean(bool(x))
 		case bool(x):
-			c.integer(1)
+			c.Integer(1)
 		default:
-			c.nullBulk()
+			c.Null()
 		}
 	case lua.LNumber:
-		c.integer(lualib.NumToInt(float64(x)))
+		c.Integer(lualib.NumToInt(float64(x)))
 	case *lua.LTable:
 		if e, ok := x.RawGetString("err").(lua.LString); ok {
 			if x.RawGetString("ignore_error_stats_update") == lua.LTrue {
-				errNoStats(c, string(e))
+				c.ErrCounted(string(e))
 			} else {
-				c.err(string(e))
+				c.Err(string(e))
 			}
 			return
 		}
 		if ok, isStr := x.RawGetString("ok").(lua.LString); isStr {
-			c.status(strings.NewReplacer("\r", " ", "\n", " ").Replace(string(ok)))
+			c.Status(strings.NewReplacer("\r", " ", "\n", " ").Replace(string(ok)))
 			return
 		}
 		if d, ok := x.RawGetString("double").(lua.LNumber); ok {
-			c.double(float64(d))
+			c.Double(float64(d))
 			return
 		}
 		if bn, ok := x.RawGetString("big_number").(lua.LString); ok {
-			str := strings.NewReplacer("\r", " ", "\n", " ").Replace(string(bn))
-			if c.resp == 3 {
-				c.addReplyString("(" + str + "\r\n")
-			} else {
-				c.bulkString(str)
-			}
+			c.BigNumber(strings.NewReplacer("\r", " ", "\n", " ").Replace(string(bn)))
 			return
 		}
 		if vt, ok := x.RawGetString("verbatim_string").(*lua.LTable); ok {
@@ -1173,55 +1090,40 @@ func luaToReply(c *client, scriptResp int, v lua.LValue, depth int) {
 				if len(format) > 3 {
 					format = format[:3]
 				}
-				c.verbatim(format, []byte(string(str)))
+				c.Verbatim(format, []byte(string(str)))
 				return
 			}
 		}
+		// a map's or set's length is known before its elements are
+		// written: every pair (member) makes one reply, an error included
 		if m, ok := x.RawGetString("map").(*lua.LTable); ok {
-			mark := len(c.out)
-			c.mapLen(0)
-			body := len(c.out)
-			n := 0
-			for _, kv := range lualib.NextOrder(m) {
+			kvs := lualib.NextOrder(m)
+			c.MapLen(len(kvs))
+			for _, kv := range kvs {
 				luaToReply(c, scriptResp, kv[0], depth+1)
 				luaToReply(c, scriptResp, kv[1], depth+1)
-				n++
 			}
-			fixDeferredLen(c, mark, body, func() { c.mapLen(n) })
 			return
 		}
 		if m, ok := x.RawGetString("set").(*lua.LTable); ok {
-			mark := len(c.out)
-			c.setLen(0)
-			body := len(c.out)
-			n := 0
-			for _, kv := range lualib.NextOrder(m) {
+			kvs := lualib.NextOrder(m)
+			c.SetLen(len(kvs))
+			for _, kv := range kvs {
 				luaToReply(c, scriptResp, kv[0], depth+1)
-				n++
 			}
-			fixDeferredLen(c, mark, body, func() { c.setLen(n) })
 			return
 		}
 		n := 0
 		for x.RawGetInt(n+1) != lua.LNil {
 			n++
 		}
-		c.arrayLen(n)
+		c.ArrayLen(n)
 		for j := 1; j <= n; j++ {
 			luaToReply(c, scriptResp, x.RawGetInt(j), depth+1)
 		}
 	default:
-		c.nullBulk()
+		c.Null()
 	}
-}
-
-// fixDeferredLen replaces the placeholder header written at out[mark:body]
-// with the one writeHdr writes now that the length is known.
-func fixDeferredLen(c *client, mark, body int, writeHdr func()) {
-	elems := append([]byte(nil), c.out[body:]...)
-	c.out = c.out[:mark]
-	writeHdr()
-	c.out = append(c.out, elems...)
 }
 
 // luaMaxReplyDepth is where Redis's conversion runs out of Lua stack
@@ -1259,27 +1161,13 @@ func (e *luaEngine) aclCheckCmd(L *lua.LState) int {
 			L.Error(luaErrorTable(L, "Lua redis lib command arguments must be strings or integers"), 0)
 		}
 	}
-	cmd, _ := e.s.lookupCommand(argv)
+	cmd, _ := e.srv.Lookup(argv)
 	if cmd == nil {
 		L.Error(luaErrorTable(L, "Invalid command passed to redis.acl_check_cmd()"), 0)
 	}
 	// no arity check, as Redis: the key extraction copes with a short argv
-	res, _ := e.s.aclCheck(e.fake.user, cmd, argv)
-	L.Push(lua.LBool(res == aclOK))
+	L.Push(lua.LBool(e.cl.ACLAllowed(cmd, argv)))
 	return 1
-}
-
-// aclScriptDenial is scriptVerifyACL's error for a denial.
-func aclScriptDenial(res int) string {
-	switch res {
-	case aclDeniedCmd:
-		return "The user executing the script can't run this command or subcommand"
-	case aclDeniedKey:
-		return "The user executing the script can't access at least one of the keys mentioned in the command arguments"
-	case aclDeniedChannel:
-		return "The user executing the script can't publish to the channel mentioned in the command"
-	}
-	return "The user executing the script is lacking the permissions for the command"
 }
 
 func luaErrorReply(L *lua.LState) int {
@@ -1326,7 +1214,8 @@ func (e *luaEngine) luaSetResp(L *lua.LState) int {
 		L.Error(lua.LString("RESP version must be 2 or 3."), 0)
 		return 0
 	}
-	e.fake.resp = int(v)
+	e.resp = int(v)
+	e.cl.SetRESP(e.resp)
 	return 0
 }
 
@@ -1349,15 +1238,7 @@ func (e *luaEngine) luaLog(L *lua.LState) int {
 	for i := 2; i <= n; i++ {
 		parts = append(parts, L.ToString(i))
 	}
-	msg := strings.Join(parts, " ")
-	switch int(lv) {
-	case 0:
-		e.s.log.Debug().Msg(msg)
-	case 1, 2:
-		e.s.log.Info().Msg(msg)
-	default:
-		e.s.log.Warn().Msg(msg)
-	}
+	e.srv.Log(int(lv), strings.Join(parts, " "))
 	return 0
 }
 

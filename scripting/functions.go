@@ -1,4 +1,4 @@
-package server
+package scripting
 
 import (
 	"bytes"
@@ -76,20 +76,10 @@ type funcEngine struct {
 	loading *funcLib    // target of redis.register_function
 }
 
-// functions returns the server's function registry (under s.mu).
-func (s *Server) functions() *funcEngine {
-	eng := s.scriptEngine()
-	if eng.fnReg == nil {
-		eng.fnReg = newFuncEngine(s)
-	}
-	return eng.fnReg
-}
-
-func newFuncEngine(s *Server) *funcEngine {
+func newFuncEngine(sc *Scripts) *funcEngine {
 	fe := &funcEngine{libs: map[string]*funcLib{}, funcs: map[string]*funcInfo{}}
-	e := newLuaEngine(s)
+	e := newLuaEngine(sc, 2) // its client is created after the EVAL engine's
 	e.source = "@user_function"
-	e.fake.id = 2 // created after the EVAL engine's client (newLuaEngine)
 	fe.e = e
 	L := e.L
 	fe.globals = L.G.Global
@@ -102,7 +92,7 @@ func newFuncEngine(s *Server) *funcEngine {
 	for n, v := range map[string]int{"LOG_DEBUG": 0, "LOG_VERBOSE": 1, "LOG_NOTICE": 2, "LOG_WARNING": 3} {
 		r.RawSetString(n, lua.LNumber(v))
 	}
-	setRedisVersion(r)
+	setRedisVersion(r, sc.version)
 	fe.loadAPI = L.NewTable()
 	fe.loadAPI.RawSetString("redis", e.readonlyProxy(r, true))
 
@@ -138,10 +128,10 @@ func newFuncEngine(s *Server) *funcEngine {
 }
 
 // setRedisVersion adds redis.REDIS_VERSION and REDIS_VERSION_NUM.
-func setRedisVersion(r *lua.LTable) {
-	r.RawSetString("REDIS_VERSION", lua.LString(Version))
+func setRedisVersion(r *lua.LTable, version string) {
+	r.RawSetString("REDIS_VERSION", lua.LString(version))
 	num := 0
-	for _, p := range strings.SplitN(Version, ".", 3) {
+	for _, p := range strings.SplitN(version, ".", 3) {
 		n := 0
 		for _, ch := range p {
 			if ch < '0' || ch > '9' {
@@ -179,14 +169,14 @@ func parseLibMeta(payload []byte) (libMeta, string) {
 	md.engine = string(parts[0][2:])
 	gotName := false
 	for _, p := range parts[1:] {
-		if len(p) >= 5 && eqFold(p[:5], "name=") {
+		if len(p) >= 5 && rstring.EqualFold(p[:5], "name=") {
 			if gotName {
 				return md, "Invalid metadata value, name argument was given multiple times"
 			}
 			md.name, gotName = string(p[5:]), true
 			continue
 		}
-		return md, "Invalid metadata value given: " + string(cString(p))
+		return md, "Invalid metadata value given: " + string(rstring.CString(p))
 	}
 	if !gotName {
 		return md, "Library name was not given"
@@ -510,7 +500,7 @@ func (fe *funcEngine) compilePayloads(codes [][]byte) ([]*funcLib, error) {
 }
 
 // call runs function f for FCALL / FCALL_RO.
-func (fe *funcEngine) call(c *client, f *funcInfo, argv [][]byte, keys, args [][]byte, ro bool) {
+func (fe *funcEngine) call(c Caller, f *funcInfo, argv [][]byte, keys, args [][]byte, ro bool) {
 	e := fe.e
 	L := e.L
 	e.ro = ro || f.flags&scriptFlagNoWrites != 0
