@@ -580,6 +580,7 @@ func (l *netLoop) run() bool {
 			time.Sleep(time.Millisecond)
 			continue
 		}
+		l.s.replBatch(true)
 		for i := 0; i < n; i++ {
 			fd := l.evs[i].Fd
 			if int(fd) == l.efd {
@@ -600,6 +601,7 @@ func (l *netLoop) run() bool {
 				l.serve(c)
 			}
 		}
+		l.s.replBatch(false)
 		if l.handleKills() {
 			close(l.done)
 			return true
