@@ -91,7 +91,12 @@ const (
 // exactly once per command (one RESP element, possibly an aggregate).
 type Proc func(c Ctx, argv [][]byte)
 
-// Spec is one command of a group, as its entry in the command table.
+// Spec is one command of a group, as its entry in the command table. For
+// a command Redis 7.0.15 has, server takes arity, flags, keys, ACL
+// categories, group, summary and since from Redis's metadata (package
+// cmdmeta), so only its Proc and the flags Redis does not report
+// (FlagMayReplicate, FlagNoPropagate, FlagTouchesArbitraryKeys) act; the
+// rest stay here to keep a group readable and for commands of our own.
 type Spec struct {
 	Name     string // lower case
 	Arity    int    // Redis convention: >0 exact, <0 at least -Arity

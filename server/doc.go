@@ -37,8 +37,9 @@
 //
 // Each command is an entry of the command table (command.go), with Redis
 // 7.0.15's metadata (package cmdmeta), that call (dispatch.go) runs. The
-// data-type groups (hash, list, set, sorted set and geo, HyperLogLog) are
-// packages of their own under command/, written against package command
+// data-type groups (hash, list, set, sorted set and geo, HyperLogLog,
+// bitmap, SORT) are packages of their own under command/, written against
+// package command
 // (imported as seam): *client implements its Ctx with one-line methods and
 // seamGroups registers each group (seam.go). They never import server; the
 // blocking forms of their pops stay here, where blocking lives, and call
