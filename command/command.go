@@ -124,6 +124,10 @@ type Ctx interface {
 	Replier
 	Keyspace
 	Propagator
+	Blocker
+	// NowMs is the server's clock in milliseconds (stream IDs, idle
+	// times, timeouts).
+	NowMs() int64
 }
 
 // Replier is the reply side: each call appends to the client's replies,
@@ -165,6 +169,17 @@ type Replier interface {
 	Boolean(b bool)
 	// RESP is the protocol version the client speaks, 2 or 3.
 	RESP() int
+	// DeferLen starts an aggregate whose length is known only once its
+	// elements are replied; SetArrayLen or SetMapLen then writes its
+	// header at the place DeferLen returned (addReplyDeferredLen).
+	DeferLen() int
+	SetArrayLen(at, n int)
+	SetMapLen(at, n int)
+	// Scratch is a small buffer of the client's to format one reply
+	// element in before passing it to Bulk (a stream ID): a buffer on
+	// the caller's stack would escape through the interface call. It is
+	// valid until the next call.
+	Scratch() []byte
 }
 
 // Keyspace is the client's selected database. Every access applies lazy

@@ -150,6 +150,10 @@ type client struct {
 	// it (rd.QB) for the memory figures.
 	qbufCap atomic.Int64
 
+	// scratch formats one reply element of a command outside this
+	// package (seam's Replier.Scratch).
+	scratch [48]byte
+
 	// propagation for the command being executed
 	propArgv    [][]byte
 	preventProp bool

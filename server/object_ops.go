@@ -9,6 +9,8 @@ import (
 	"github.com/aofserver/aofserver/set"
 	"github.com/aofserver/aofserver/stream"
 	"github.com/aofserver/aofserver/zset"
+
+	"github.com/aofserver/aofserver/command/streamcmd"
 )
 
 // Type-generic operations on entries. Collections implement encoding,
@@ -130,6 +132,16 @@ func serverLimits(s *Server) rdb.Limits {
 	l.ListCompressDepth = s.cfg.ListCompressDepth
 	l.ListPackedThreshold = s.listPackedThreshold
 	return l
+}
+
+// streamFromRDBValue builds a stream from a decoded value with the node
+// limits of s (Redis's defaults without a server).
+func streamFromRDBValue(v *rdb.Value, s *Server) *stream.Stream {
+	lim := stream.DefaultNodeLimits
+	if s != nil && s.cfg != nil {
+		lim = streamcmd.NodeLimits(s.cfg)
+	}
+	return stream.FromRDB(v, lim)
 }
 
 // listFromRDB builds a list from a decoded value.

@@ -2,6 +2,8 @@ package server
 
 import (
 	"math/rand/v2"
+	"slices"
+	"time"
 
 	"github.com/aofserver/aofserver/command/bitcmd"
 	"github.com/aofserver/aofserver/command/hashcmd"
@@ -9,8 +11,10 @@ import (
 	"github.com/aofserver/aofserver/command/listcmd"
 	"github.com/aofserver/aofserver/command/setcmd"
 	"github.com/aofserver/aofserver/command/sortcmd"
+	"github.com/aofserver/aofserver/command/streamcmd"
 	"github.com/aofserver/aofserver/command/zsetcmd"
 	"github.com/aofserver/aofserver/config"
+	"github.com/aofserver/aofserver/resp"
 
 	seam "github.com/aofserver/aofserver/command"
 )
@@ -25,6 +29,7 @@ var seamGroups = []*seam.Group{
 	&listcmd.Group,
 	&setcmd.Group,
 	&sortcmd.Group,
+	&streamcmd.Group,
 	&zsetcmd.Group,
 	&zsetcmd.GeoGroup,
 }
@@ -40,11 +45,14 @@ func init() {
 func registerGroup(g *seam.Group) {
 	for i := range g.Commands {
 		sp := &g.Commands[i]
-		p := sp.Proc
+		var proc cmdProc
+		if p := sp.Proc; p != nil { // nil: a container (XGROUP, XINFO)
+			proc = func(c *client, argv [][]byte) { p(c, argv) }
+		}
 		register(&command{
 			name: sp.Name, arity: sp.Arity, flags: sp.Flags,
 			firstKey: sp.FirstKey, lastKey: sp.LastKey, step: sp.Step,
-			proc:  func(c *client, argv [][]byte) { p(c, argv) },
+			proc:  proc,
 			group: g.Name, summary: sp.Summary, since: sp.Since,
 			acl: append([]string{g.Category}, sp.ACL...),
 		})
@@ -83,6 +91,15 @@ func (c *client) DoubleString(s string) {
 	c.bulkString(s)
 }
 func (c *client) RESP() int { return c.resp }
+
+func (c *client) DeferLen() int { return len(c.out) }
+func (c *client) SetArrayLen(at, n int) {
+	c.out = slices.Insert(c.out, at, resp.AppendAggLen(c.scratch[:0], '*', n)...)
+}
+func (c *client) SetMapLen(at, n int) {
+	c.out = slices.Insert(c.out, at, resp.AppendMapLen(c.scratch[:0], c.resp, n)...)
+}
+func (c *client) Scratch() []byte { return c.scratch[:0] }
 
 func seamValue(e entry) seam.Value { return seam.Value{Type: seam.Type(e.typ()), Ptr: e.ptr} }
 
@@ -172,3 +189,31 @@ func (c *client) Rand() *rand.Rand       { return c.srv.rnd }
 func (c *client) RewriteArgv(argv ...[]byte) { c.rewriteArgv(argv...) }
 func (c *client) PreventPropagation()        { c.preventPropagation() }
 func (c *client) Propagate(argv [][]byte)    { c.srv.propagate(c.db.id, argv) }
+
+func (c *client) NowMs() int64 { return c.srv.nowMs() }
+
+func (c *client) CanBlock() bool { return c.srv.canBlock(c) }
+
+// InScript: the fake client runs scripts' commands and the AOF's; only
+// the loader runs while loading.
+func (c *client) InScript() bool { return c.flags&flagFake != 0 && !c.srv.loading }
+
+func (c *client) SignalReady(key []byte) { c.srv.signalKeyAsReady(c.db, key) }
+
+func (c *client) Block(argv, keys [][]byte, timeout time.Duration, serve seam.Serve, serveGone bool) {
+	s := c.srv
+	s.blockClient(c, keys, argv, timeout, func(c *client, argv [][]byte, later bool) bool {
+		if !later || c.block == nil {
+			return false
+		}
+		// Redis serves a blocked stream reader inside a call(): what it
+		// propagates (XREADGROUP's XCLAIMs and group position) is one
+		// MULTI/EXEC unit.
+		s.execDepth++
+		served := serve(c, argv, []byte(c.block.readyKey))
+		s.execDepth--
+		s.flushPropagation(true)
+		return served
+	})
+	c.block.unblockOnNoKey = serveGone
+}

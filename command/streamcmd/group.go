@@ -1,8 +1,12 @@
-package server
+package streamcmd
 
 import (
+	"bytes"
 	"math"
+	"strconv"
 
+	"github.com/aofserver/aofserver/command"
+	"github.com/aofserver/aofserver/rstring"
 	"github.com/aofserver/aofserver/stream"
 )
 
@@ -11,62 +15,41 @@ import (
 // are logged as XCLAIM ... FORCE JUSTID LASTID, the group position as
 // XGROUP SETID ... ENTRIESREAD.
 
-func init() {
-	st := func(name string, arity int, flags uint64, first, last, step int, proc cmdProc, summary, since string, acl ...string) *command {
-		return &command{name: name, arity: arity, flags: flags, firstKey: first, lastKey: last, step: step, proc: proc, group: "stream", summary: summary, since: since, acl: streamACL(acl)}
-	}
-	w := cmdWrite | cmdDenyOOM
-	register(
-		st("xgroup", -2, 0, 0, 0, 0, nil, "A container for consumer groups commands", "5.0.0", "@slow"),
-		st("xgroup|create", -5, w, 2, 2, 1, xgroupCommand, "Create a consumer group.", "5.0.0", "@write", "@slow"),
-		st("xgroup|setid", -5, cmdWrite, 2, 2, 1, xgroupCommand, "Set a consumer group to an arbitrary last delivered ID value.", "5.0.0", "@write", "@slow"),
-		st("xgroup|destroy", 4, cmdWrite, 2, 2, 1, xgroupCommand, "Destroy a consumer group.", "5.0.0", "@write", "@slow"),
-		st("xgroup|createconsumer", 5, w, 2, 2, 1, xgroupCommand, "Create a consumer in a consumer group.", "6.2.0", "@write", "@slow"),
-		st("xgroup|delconsumer", 5, cmdWrite, 2, 2, 1, xgroupCommand, "Delete a consumer from a consumer group.", "5.0.0", "@write", "@slow"),
-		st("xgroup|help", 2, cmdLoading|cmdStale, 0, 0, 0, xgroupHelpCommand, "Show helpful text about the different subcommands", "5.0.0", "@stream", "@slow"),
-		st("xreadgroup", -7, cmdWrite|cmdBlocking, 0, 0, 0, xreadgroupCommand, "Return new entries from a stream using a consumer group, or access the history of the pending entries for a given consumer. Can block.", "5.0.0", "@write", "@slow", "@blocking"),
-		st("xack", -4, cmdWrite|cmdFast, 1, 1, 1, xackCommand, "Marks a pending message as correctly processed, effectively removing it from the pending entries list of the consumer group. Return value of the command is the number of messages successfully acknowledged, that is, the IDs we were actually able to resolve in the PEL.", "5.0.0", "@write", "@fast"),
-		st("xpending", -3, cmdReadonly, 1, 1, 1, xpendingCommand, "Return information and entries from a stream consumer group pending entries list, that are messages fetched but never acknowledged.", "5.0.0", "@read", "@slow"),
-		st("xclaim", -6, cmdWrite|cmdFast, 1, 1, 1, xclaimCommand, "Changes (or acquires) ownership of a message in a consumer group, as if the message was delivered to the specified consumer.", "5.0.0", "@write", "@fast"),
-		st("xautoclaim", -6, cmdWrite|cmdFast, 1, 1, 1, xautoclaimCommand, "Changes (or acquires) ownership of messages in a consumer group, as if the messages were delivered to the specified consumer.", "6.2.0", "@write", "@fast"),
-	)
-}
-
-func xreadgroupCommand(c *client, argv [][]byte) { xreadGeneric(c, argv, true) }
+func xreadgroupCommand(c command.Ctx, argv [][]byte) { xreadGeneric(c, argv, true) }
 
 // propagateXCLAIM is streamPropagateXCLAIM.
-func (s *Server) propagateXCLAIM(c *client, key []byte, g *stream.CG, id stream.ID, n *stream.NACK) {
-	s.propagate(c.db.id, [][]byte{
-		[]byte("XCLAIM"), cloneBytes(key), cloneBytes(g.Name), cloneBytes(n.Consumer.Name), []byte("0"), id.Bytes(),
-		[]byte("TIME"), formatInt(n.DeliveryTime), []byte("RETRYCOUNT"), formatInt(int64(n.DeliveryCount)),
+func propagateXCLAIM(c command.Ctx, key []byte, g *stream.CG, id stream.ID, n *stream.NACK) {
+	c.Propagate([][]byte{
+		[]byte("XCLAIM"), bytes.Clone(key), bytes.Clone(g.Name), bytes.Clone(n.Consumer.Name), []byte("0"), id.Bytes(),
+		[]byte("TIME"), strconv.AppendInt(nil, n.DeliveryTime, 10), []byte("RETRYCOUNT"), strconv.AppendInt(nil, int64(n.DeliveryCount), 10),
 		[]byte("FORCE"), []byte("JUSTID"), []byte("LASTID"), g.LastID.Bytes(),
 	})
 }
 
 // propagateGroupID is streamPropagateGroupID.
-func (s *Server) propagateGroupID(c *client, key []byte, g *stream.CG) {
-	s.propagate(c.db.id, [][]byte{
-		[]byte("XGROUP"), []byte("SETID"), cloneBytes(key), cloneBytes(g.Name), g.LastID.Bytes(),
-		[]byte("ENTRIESREAD"), formatInt(g.EntriesRead),
+func propagateGroupID(c command.Ctx, key []byte, g *stream.CG) {
+	c.Propagate([][]byte{
+		[]byte("XGROUP"), []byte("SETID"), bytes.Clone(key), bytes.Clone(g.Name), g.LastID.Bytes(),
+		[]byte("ENTRIESREAD"), strconv.AppendInt(nil, g.EntriesRead, 10),
 	})
 }
 
 // propagateConsumerCreation is streamPropagateConsumerCreation.
-func (s *Server) propagateConsumerCreation(c *client, key, group, consumer []byte) {
-	s.propagate(c.db.id, [][]byte{[]byte("XGROUP"), []byte("CREATECONSUMER"), cloneBytes(key), cloneBytes(group), cloneBytes(consumer)})
+func propagateConsumerCreation(c command.Ctx, key, group, consumer []byte) {
+	c.Propagate([][]byte{[]byte("XGROUP"), []byte("CREATECONSUMER"), bytes.Clone(key), bytes.Clone(group), bytes.Clone(consumer)})
 }
 
 // xreadgroupServe emits one stream's entries for XREADGROUP (the
 // streamReplyWithRange / streamReplyWithRangeFromConsumerPEL part).
-func (s *Server) xreadgroupServe(c *client, st *stream.Stream, key []byte, g *stream.CG, group, consumerName []byte, start stream.ID, count int64, noack, history, later bool) {
-	now := s.nowMs()
+func xreadgroupServe(c command.Ctx, st *stream.Stream, key []byte, g *stream.CG, group, consumerName []byte, start stream.ID, count int64, noack, history bool) {
+	now := c.NowMs()
 	cons := g.LookupConsumer(consumerName, true, now)
 	if cons == nil {
 		cons = g.CreateConsumer(consumerName, now)
-		s.dirty++
-		s.notify(notifyStream, "xgroup-createconsumer", key, c.db.id)
+		c.AddDirty(1)
+		c.Notify(command.NotifyStream, "xgroup-createconsumer", key)
 		if noack {
-			s.propagateConsumerCreation(c, key, group, consumerName)
+			propagateConsumerCreation(c, key, group, consumerName)
 		}
 	}
 	if history {
@@ -88,14 +71,14 @@ func (s *Server) xreadgroupServe(c *client, st *stream.Stream, key []byte, g *st
 			items = append(items, item{id, nd, e})
 			return true
 		})
-		c.arrayLen(len(items))
+		c.ArrayLen(len(items))
 		for _, it := range items {
 			if it.e == nil {
-				c.arrayLen(2)
-				c.streamID(it.id)
-				c.nullArray()
+				c.ArrayLen(2)
+				replyID(c, it.id)
+				c.NullArray()
 			} else {
-				c.streamEntry(it.nd, it.e)
+				replyEntry(c, it.nd, it.e)
 			}
 		}
 		return
@@ -132,22 +115,22 @@ func (s *Server) xreadgroupServe(c *client, st *stream.Stream, key []byte, g *st
 				n.DeliveryCount = 1
 				cons.Pel.Insert(e.ID, n)
 			}
-			s.propagateXCLAIM(c, key, g, e.ID, n)
+			propagateXCLAIM(c, key, g, e.ID, n)
 		}
 		return count <= 0 || int64(len(list)) < count
 	})
 	if propagateLastID {
-		s.propagateGroupID(c, key, g)
+		propagateGroupID(c, key, g)
 	}
-	c.arrayLen(len(list))
+	c.ArrayLen(len(list))
 	for _, r := range list {
-		c.streamEntry(r.nd, r.e)
+		replyEntry(c, r.nd, r.e)
 	}
 }
 
 // ------------------------------------------------------------------ XGROUP
 
-func xgroupHelpCommand(c *client, argv [][]byte) {
+func xgroupHelpCommand(c command.Ctx, argv [][]byte) {
 	lines := []string{
 		"XGROUP <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
 		"CREATE <key> <groupname> <id|$> [option]",
@@ -167,58 +150,57 @@ func xgroupHelpCommand(c *client, argv [][]byte) {
 		"HELP",
 		"    Prints this help.",
 	}
-	c.arrayLen(len(lines))
+	c.ArrayLen(len(lines))
 	for _, l := range lines {
-		c.status(l)
+		c.Status(l)
 	}
 }
 
-func xgroupCommand(c *client, argv [][]byte) {
-	s := c.srv
+func xgroupCommand(c command.Ctx, argv [][]byte) {
 	opt := argv[1]
 	mkstream := false
 	entriesRead := int64(stream.InvalidEntriesRead)
 	var st *stream.Stream
 	var cg *stream.CG
-	isCreate := eqFold(opt, "create")
+	isCreate := rstring.EqualFold(opt, "create")
 	if len(argv) >= 4 {
-		if isCreate || eqFold(opt, "setid") {
+		if isCreate || rstring.EqualFold(opt, "setid") {
 			for i := 5; i < len(argv); {
 				switch {
-				case isCreate && eqFold(argv[i], "mkstream"):
+				case isCreate && rstring.EqualFold(argv[i], "mkstream"):
 					mkstream = true
 					i++
-				case eqFold(argv[i], "entriesread") && i+1 < len(argv):
-					v, ok := parseInt(argv[i+1])
+				case rstring.EqualFold(argv[i], "entriesread") && i+1 < len(argv):
+					v, ok := rstring.String2ll(argv[i+1])
 					if !ok {
-						c.errNotInt()
+						c.Err(command.ErrNotInt)
 						return
 					}
 					if v < 0 && v != stream.InvalidEntriesRead {
-						c.err("ERR value for ENTRIESREAD must be positive or -1")
+						c.Err("ERR value for ENTRIESREAD must be positive or -1")
 						return
 					}
 					entriesRead = v
 					i += 2
 				default:
-					c.err(subcommandSyntaxError(argv))
+					c.Err(command.SubcommandSyntaxError(argv))
 					return
 				}
 			}
 		}
 		var wrong bool
-		st, wrong = s.streamWrite(c, argv[2])
+		st, wrong = writeStream(c, argv[2])
 		if wrong {
 			return
 		}
 		if !mkstream {
 			if st == nil {
-				c.err("ERR The XGROUP subcommand requires the key to exist. Note that for CREATE you may want to use the MKSTREAM option to create an empty stream automatically.")
+				c.Err("ERR The XGROUP subcommand requires the key to exist. Note that for CREATE you may want to use the MKSTREAM option to create an empty stream automatically.")
 				return
 			}
 			cg = st.LookupCG(argv[3])
-			if cg == nil && (eqFold(opt, "setid") || eqFold(opt, "createconsumer") || eqFold(opt, "delconsumer")) {
-				c.err("NOGROUP No such consumer group '" + string(argv[3]) + "' for key name '" + string(argv[2]) + "'")
+			if cg == nil && (rstring.EqualFold(opt, "setid") || rstring.EqualFold(opt, "createconsumer") || rstring.EqualFold(opt, "delconsumer")) {
+				c.Err("NOGROUP No such consumer group '" + string(argv[3]) + "' for key name '" + string(argv[2]) + "'")
 				return
 			}
 		}
@@ -239,17 +221,17 @@ func xgroupCommand(c *client, argv [][]byte) {
 		}
 		if st == nil {
 			st = stream.New()
-			s.addKey(c.db, key, newStreamEntry(st))
-			s.signalModifiedKey(c.db, key)
+			c.AddKey(key, command.Obj(command.TypeStream, st))
+			c.SignalModifiedKey(key)
 		}
 		if st.CreateCG(argv[3], id, entriesRead) != nil {
-			c.ok()
-			s.dirty++
-			s.notify(notifyStream, "xgroup-create", key, c.db.id)
+			c.OK()
+			c.AddDirty(1)
+			c.Notify(command.NotifyStream, "xgroup-create", key)
 		} else {
-			c.err("BUSYGROUP Consumer Group name already exists")
+			c.Err("BUSYGROUP Consumer Group name already exists")
 		}
-	case eqFold(opt, "setid") && (len(argv) == 5 || len(argv) == 7):
+	case rstring.EqualFold(opt, "setid") && (len(argv) == 5 || len(argv) == 7):
 		var id stream.ID
 		if len(argv[4]) == 1 && argv[4][0] == '$' {
 			id = st.LastID
@@ -261,51 +243,50 @@ func xgroupCommand(c *client, argv [][]byte) {
 		}
 		cg.LastID = id
 		cg.EntriesRead = entriesRead
-		c.ok()
-		s.dirty++
-		s.notify(notifyStream, "xgroup-setid", key, c.db.id)
-	case eqFold(opt, "destroy") && len(argv) == 4:
+		c.OK()
+		c.AddDirty(1)
+		c.Notify(command.NotifyStream, "xgroup-setid", key)
+	case rstring.EqualFold(opt, "destroy") && len(argv) == 4:
 		if cg != nil {
 			delete(st.Groups, string(argv[3]))
-			c.integer(1)
-			s.dirty++
-			s.notify(notifyStream, "xgroup-destroy", key, c.db.id)
+			c.Integer(1)
+			c.AddDirty(1)
+			c.Notify(command.NotifyStream, "xgroup-destroy", key)
 			// Blocked XREADGROUP clients get -NOGROUP.
-			s.signalKeyAsReady(c.db, key)
+			c.SignalReady(key)
 		} else {
-			c.integer(0)
+			c.Integer(0)
 		}
-	case eqFold(opt, "createconsumer") && len(argv) == 5:
-		if cg.CreateConsumer(argv[4], s.nowMs()) != nil {
-			s.dirty++
-			s.notify(notifyStream, "xgroup-createconsumer", key, c.db.id)
-			c.integer(1)
+	case rstring.EqualFold(opt, "createconsumer") && len(argv) == 5:
+		if cg.CreateConsumer(argv[4], c.NowMs()) != nil {
+			c.AddDirty(1)
+			c.Notify(command.NotifyStream, "xgroup-createconsumer", key)
+			c.Integer(1)
 		} else {
-			c.integer(0)
+			c.Integer(0)
 		}
-	case eqFold(opt, "delconsumer") && len(argv) == 5:
+	case rstring.EqualFold(opt, "delconsumer") && len(argv) == 5:
 		pending := 0
 		if cg.LookupConsumer(argv[4], false, 0) != nil {
 			pending = cg.DelConsumer(argv[4])
-			s.dirty++
-			s.notify(notifyStream, "xgroup-delconsumer", key, c.db.id)
+			c.AddDirty(1)
+			c.Notify(command.NotifyStream, "xgroup-delconsumer", key)
 		}
-		c.integer(int64(pending))
+		c.Integer(int64(pending))
 	default:
-		c.err(subcommandSyntaxError(argv))
+		c.Err(command.SubcommandSyntaxError(argv))
 	}
 }
 
 // -------------------------------------------------------------------- XACK
 
-func xackCommand(c *client, argv [][]byte) {
-	s := c.srv
-	_, g, wrong := s.streamGroup(c, argv[1], argv[2])
+func xackCommand(c command.Ctx, argv [][]byte) {
+	_, g, wrong := streamGroup(c, argv[1], argv[2])
 	if wrong {
 		return
 	}
 	if g == nil {
-		c.integer(0)
+		c.Integer(0)
 		return
 	}
 	ids := make([]stream.ID, 0, len(argv)-3)
@@ -316,8 +297,8 @@ func xackCommand(c *client, argv [][]byte) {
 		}
 		ids = append(ids, id)
 	}
-	if p := s.lookupWrite(c, argv[1]); p == nil {
-		c.integer(0)
+	if _, ok := c.LookupWrite(argv[1]); !ok {
+		c.Integer(0)
 		return
 	}
 	acked := 0
@@ -326,19 +307,18 @@ func xackCommand(c *client, argv [][]byte) {
 			g.Pel.Remove(id)
 			n.Consumer.Pel.Remove(id)
 			acked++
-			s.dirty++
+			c.AddDirty(1)
 		}
 	}
-	c.integer(int64(acked))
+	c.Integer(int64(acked))
 }
 
 // ---------------------------------------------------------------- XPENDING
 
-func xpendingCommand(c *client, argv [][]byte) {
-	s := c.srv
+func xpendingCommand(c command.Ctx, argv [][]byte) {
 	justInfo := len(argv) == 3
 	if len(argv) != 3 && (len(argv) < 6 || len(argv) > 9) {
-		c.errSyntax()
+		c.Err(command.ErrSyntax)
 		return
 	}
 	var start, end stream.ID
@@ -346,22 +326,22 @@ func xpendingCommand(c *client, argv [][]byte) {
 	var consumerName []byte
 	if len(argv) >= 6 {
 		startIdx := 3
-		if eqFold(argv[3], "idle") {
-			v, ok := parseInt(argv[4])
+		if rstring.EqualFold(argv[3], "idle") {
+			v, ok := rstring.String2ll(argv[4])
 			if !ok {
-				c.errNotInt()
+				c.Err(command.ErrNotInt)
 				return
 			}
 			minIdle = v
 			if len(argv) < 8 {
-				c.errSyntax()
+				c.Err(command.ErrSyntax)
 				return
 			}
 			startIdx += 2
 		}
-		v, ok := parseInt(argv[startIdx+2])
+		v, ok := rstring.String2ll(argv[startIdx+2])
 		if !ok {
-			c.errNotInt()
+			c.Err(command.ErrNotInt)
 			return
 		}
 		if v < 0 {
@@ -374,7 +354,7 @@ func xpendingCommand(c *client, argv [][]byte) {
 		}
 		if ex {
 			if start, ok = start.Incr(); !ok {
-				c.err("ERR invalid start ID for the interval")
+				c.Err("ERR invalid start ID for the interval")
 				return
 			}
 		}
@@ -383,7 +363,7 @@ func xpendingCommand(c *client, argv [][]byte) {
 		}
 		if ex {
 			if end, ok = end.Decr(); !ok {
-				c.err("ERR invalid end ID for the interval")
+				c.Err("ERR invalid end ID for the interval")
 				return
 			}
 		}
@@ -391,38 +371,38 @@ func xpendingCommand(c *client, argv [][]byte) {
 			consumerName = argv[startIdx+3]
 		}
 	}
-	_, g, wrong := s.streamGroup(c, argv[1], argv[2])
+	_, g, wrong := streamGroup(c, argv[1], argv[2])
 	if wrong {
 		return
 	}
 	if g == nil {
-		c.err(noGroupErr(argv[1], argv[2]))
+		c.Err(noGroupErr(argv[1], argv[2]))
 		return
 	}
 	if justInfo {
-		c.arrayLen(4)
-		c.integer(int64(g.Pel.Len()))
+		c.ArrayLen(4)
+		c.Integer(int64(g.Pel.Len()))
 		if g.Pel.Len() == 0 {
-			c.nullBulk()
-			c.nullBulk()
-			c.nullArray()
+			c.Null()
+			c.Null()
+			c.NullArray()
 			return
 		}
 		first, _ := g.Pel.First()
 		last, _ := g.Pel.Last()
-		c.streamID(first)
-		c.streamID(last)
+		replyID(c, first)
+		replyID(c, last)
 		var cs []*stream.Consumer
 		for _, cons := range g.SortedConsumers() {
 			if cons.Pel.Len() > 0 {
 				cs = append(cs, cons)
 			}
 		}
-		c.arrayLen(len(cs))
+		c.ArrayLen(len(cs))
 		for _, cons := range cs {
-			c.arrayLen(2)
-			c.bulk(cons.Name)
-			c.bulkInt(int64(cons.Pel.Len()))
+			c.ArrayLen(2)
+			c.Bulk(cons.Name)
+			c.Bulk(strconv.AppendInt(c.Scratch(), int64(cons.Pel.Len()), 10))
 		}
 		return
 	}
@@ -430,12 +410,12 @@ func xpendingCommand(c *client, argv [][]byte) {
 	if consumerName != nil {
 		cons := g.LookupConsumer(consumerName, false, 0)
 		if cons == nil {
-			c.emptyArray()
+			c.EmptyArray()
 			return
 		}
 		pel = cons.Pel
 	}
-	now := s.nowMs()
+	now := c.NowMs()
 	type item struct {
 		id stream.ID
 		n  *stream.NACK
@@ -453,35 +433,34 @@ func xpendingCommand(c *client, argv [][]byte) {
 			return int64(len(items)) < count
 		})
 	}
-	c.arrayLen(len(items))
+	c.ArrayLen(len(items))
 	for _, it := range items {
-		c.arrayLen(4)
-		c.streamID(it.id)
-		c.bulk(it.n.Consumer.Name)
+		c.ArrayLen(4)
+		replyID(c, it.id)
+		c.Bulk(it.n.Consumer.Name)
 		elapsed := now - it.n.DeliveryTime
 		if elapsed < 0 {
 			elapsed = 0
 		}
-		c.integer(elapsed)
-		c.integer(int64(it.n.DeliveryCount))
+		c.Integer(elapsed)
+		c.Integer(int64(it.n.DeliveryCount))
 	}
 }
 
 // ------------------------------------------------------------------ XCLAIM
 
-func xclaimCommand(c *client, argv [][]byte) {
-	s := c.srv
-	st, g, wrong := s.streamGroup(c, argv[1], argv[2])
+func xclaimCommand(c command.Ctx, argv [][]byte) {
+	st, g, wrong := streamGroup(c, argv[1], argv[2])
 	if wrong {
 		return
 	}
 	if g == nil {
-		c.err(noGroupErr(argv[1], argv[2]))
+		c.Err(noGroupErr(argv[1], argv[2]))
 		return
 	}
-	minIdle, ok := parseInt(argv[4])
+	minIdle, ok := rstring.String2ll(argv[4])
 	if !ok {
-		c.err("ERR Invalid min-idle-time argument for XCLAIM")
+		c.Err("ERR Invalid min-idle-time argument for XCLAIM")
 		return
 	}
 	if minIdle < 0 {
@@ -496,7 +475,7 @@ func xclaimCommand(c *client, argv [][]byte) {
 		}
 		ids = append(ids, id)
 	}
-	now := s.nowMs()
+	now := c.NowMs()
 	retryCount := int64(-1)
 	deliveryTime := int64(-1)
 	force, justID := false, false
@@ -506,35 +485,35 @@ func xclaimCommand(c *client, argv [][]byte) {
 		more := len(argv) - 1 - j
 		opt := argv[j]
 		switch {
-		case eqFold(opt, "force"):
+		case rstring.EqualFold(opt, "force"):
 			force = true
-		case eqFold(opt, "justid"):
+		case rstring.EqualFold(opt, "justid"):
 			justID = true
-		case eqFold(opt, "idle") && more > 0:
+		case rstring.EqualFold(opt, "idle") && more > 0:
 			j++
-			v, ok := parseInt(argv[j])
+			v, ok := rstring.String2ll(argv[j])
 			if !ok {
-				c.err("ERR Invalid IDLE option argument for XCLAIM")
+				c.Err("ERR Invalid IDLE option argument for XCLAIM")
 				return
 			}
 			deliveryTime = now - v
-		case eqFold(opt, "time") && more > 0:
+		case rstring.EqualFold(opt, "time") && more > 0:
 			j++
-			v, ok := parseInt(argv[j])
+			v, ok := rstring.String2ll(argv[j])
 			if !ok {
-				c.err("ERR Invalid TIME option argument for XCLAIM")
+				c.Err("ERR Invalid TIME option argument for XCLAIM")
 				return
 			}
 			deliveryTime = v
-		case eqFold(opt, "retrycount") && more > 0:
+		case rstring.EqualFold(opt, "retrycount") && more > 0:
 			j++
-			v, ok := parseInt(argv[j])
+			v, ok := rstring.String2ll(argv[j])
 			if !ok {
-				c.err("ERR Invalid RETRYCOUNT option argument for XCLAIM")
+				c.Err("ERR Invalid RETRYCOUNT option argument for XCLAIM")
 				return
 			}
 			retryCount = v
-		case eqFold(opt, "lastid") && more > 0:
+		case rstring.EqualFold(opt, "lastid") && more > 0:
 			j++
 			id, ok := parseStreamIDOrReply(c, argv[j], 0, true)
 			if !ok {
@@ -544,11 +523,11 @@ func xclaimCommand(c *client, argv [][]byte) {
 				lastID = id
 			}
 		default:
-			c.err("ERR Unrecognized XCLAIM option '" + string(cString(opt)) + "'")
+			c.Err("ERR Unrecognized XCLAIM option '" + string(rstring.CString(opt)) + "'")
 			return
 		}
 	}
-	if p := s.lookupWrite(c, argv[1]); p == nil {
+	if _, ok := c.LookupWrite(argv[1]); !ok {
 		return
 	}
 	if lastID.Cmp(g.LastID) > 0 {
@@ -562,16 +541,16 @@ func xclaimCommand(c *client, argv [][]byte) {
 	} else {
 		deliveryTime = now
 	}
-	c.preventPropagation()
+	c.PreventPropagation()
 	var cons *stream.Consumer
-	var replies [][]byte
-	out := c.out
+	at := c.DeferLen()
+	replied := 0
 	for _, id := range ids {
 		n := g.Pel.Get(id)
 		nd, e := st.Lookup(id)
 		if e == nil {
 			if n != nil {
-				s.dropPending(c, argv[1], g, id, n)
+				dropPending(c, argv[1], g, id, n)
 				propagateLastID = false
 			}
 			continue
@@ -586,37 +565,30 @@ func xclaimCommand(c *client, argv [][]byte) {
 		if n.Consumer != nil && minIdle != 0 && now-n.DeliveryTime < minIdle {
 			continue
 		}
-		cons = s.claimPending(c, argv[1], g, cons, argv[3], id, n, now, deliveryTime, retryCount, justID)
-		c.out = nil
+		cons = claimPending(c, argv[1], g, cons, argv[3], id, n, now, deliveryTime, retryCount, justID)
 		if justID {
-			c.streamID(id)
+			replyID(c, id)
 		} else {
-			c.streamEntry(nd, e)
+			replyEntry(c, nd, e)
 		}
-		replies = append(replies, c.out)
-		c.out = out
-		s.propagateXCLAIM(c, argv[1], g, id, n)
+		replied++
+		propagateXCLAIM(c, argv[1], g, id, n)
 		propagateLastID = false
-		s.dirty++
+		c.AddDirty(1)
 	}
-	c.out = out
 	if propagateLastID {
-		s.propagateGroupID(c, argv[1], g)
-		s.dirty++
+		propagateGroupID(c, argv[1], g)
+		c.AddDirty(1)
 	}
-	c.arrayLen(len(replies))
-	for _, r := range replies {
-		c.addReplyRaw(r)
-	}
+	c.SetArrayLen(at, replied)
 }
 
 // -------------------------------------------------------------- XAUTOCLAIM
 
-func xautoclaimCommand(c *client, argv [][]byte) {
-	s := c.srv
-	minIdle, ok := parseInt(argv[4])
+func xautoclaimCommand(c command.Ctx, argv [][]byte) {
+	minIdle, ok := rstring.String2ll(argv[4])
 	if !ok {
-		c.err("ERR Invalid min-idle-time argument for XAUTOCLAIM")
+		c.Err("ERR Invalid min-idle-time argument for XAUTOCLAIM")
 		return
 	}
 	if minIdle < 0 {
@@ -628,7 +600,7 @@ func xautoclaimCommand(c *client, argv [][]byte) {
 	}
 	if ex {
 		if start, ok = start.Incr(); !ok {
-			c.err("ERR invalid start ID for the interval")
+			c.Err("ERR invalid start ID for the interval")
 			return
 		}
 	}
@@ -637,38 +609,41 @@ func xautoclaimCommand(c *client, argv [][]byte) {
 	for j := 6; j < len(argv); j++ {
 		more := len(argv) - 1 - j
 		switch {
-		case eqFold(argv[j], "count") && more > 0:
-			v, ok := parseInt(argv[j+1])
+		case rstring.EqualFold(argv[j], "count") && more > 0:
+			v, ok := rstring.String2ll(argv[j+1])
 			if !ok || v < 1 || v > math.MaxInt64/16 {
-				c.err("ERR COUNT must be > 0")
+				c.Err("ERR COUNT must be > 0")
 				return
 			}
 			count = v
 			j++
-		case eqFold(argv[j], "justid"):
+		case rstring.EqualFold(argv[j], "justid"):
 			justID = true
 		default:
-			c.errSyntax()
+			c.Err(command.ErrSyntax)
 			return
 		}
 	}
-	st, g, wrong := s.streamGroup(c, argv[1], argv[2])
+	st, g, wrong := streamGroup(c, argv[1], argv[2])
 	if wrong {
 		return
 	}
 	if g == nil {
-		c.err(noGroupErr(argv[1], argv[2]))
+		c.Err(noGroupErr(argv[1], argv[2]))
 		return
 	}
-	s.lookupWrite(c, argv[1])
-	c.preventPropagation()
+	c.LookupWrite(argv[1])
+	c.PreventPropagation()
 	attempts := count * 10
-	now := s.nowMs()
+	now := c.NowMs()
 	var cons *stream.Consumer
 	var deleted []stream.ID
-	out := c.out
-	c.out = nil
-	claimed := 0
+	type claim struct {
+		id stream.ID
+		nd *stream.Node
+		e  *stream.Entry
+	}
+	var claimed []claim
 	cur := start
 	var endID stream.ID
 	exhausted := false
@@ -685,7 +660,7 @@ func xautoclaimCommand(c *client, argv [][]byte) {
 		cur, _ = id.Incr()
 		nd, e := st.Lookup(id)
 		if e == nil {
-			s.dropPending(c, argv[1], g, id, n)
+			dropPending(c, argv[1], g, id, n)
 			deleted = append(deleted, id)
 			count--
 			continue
@@ -693,16 +668,11 @@ func xautoclaimCommand(c *client, argv [][]byte) {
 		if minIdle != 0 && now-n.DeliveryTime < minIdle {
 			continue
 		}
-		cons = s.claimPending(c, argv[1], g, cons, argv[3], id, n, now, now, -1, justID)
-		if justID {
-			c.streamID(id)
-		} else {
-			c.streamEntry(nd, e)
-		}
-		claimed++
+		cons = claimPending(c, argv[1], g, cons, argv[3], id, n, now, now, -1, justID)
+		claimed = append(claimed, claim{id, nd, e})
 		count--
-		s.propagateXCLAIM(c, argv[1], g, id, n)
-		s.dirty++
+		propagateXCLAIM(c, argv[1], g, id, n)
+		c.AddDirty(1)
 		if id == stream.MaxID {
 			exhausted = true
 			break
@@ -713,24 +683,28 @@ func xautoclaimCommand(c *client, argv [][]byte) {
 			endID = id
 		}
 	}
-	body := c.out
-	c.out = out
-	c.arrayLen(3)
-	c.streamID(endID)
-	c.arrayLen(claimed)
-	c.addReplyRaw(body)
-	c.arrayLen(len(deleted))
+	c.ArrayLen(3)
+	replyID(c, endID)
+	c.ArrayLen(len(claimed))
+	for _, cl := range claimed {
+		if justID {
+			replyID(c, cl.id)
+		} else {
+			replyEntry(c, cl.nd, cl.e)
+		}
+	}
+	c.ArrayLen(len(deleted))
 	for _, id := range deleted {
-		c.streamID(id)
+		replyID(c, id)
 	}
 }
 
 // dropPending removes a pending entry whose stream entry was deleted, and
 // logs that as Redis does (an XCLAIM that the replica/AOF applies as a
 // removal).
-func (s *Server) dropPending(c *client, key []byte, g *stream.CG, id stream.ID, n *stream.NACK) {
-	s.propagateXCLAIM(c, key, g, id, n)
-	s.dirty++
+func dropPending(c command.Ctx, key []byte, g *stream.CG, id stream.ID, n *stream.NACK) {
+	propagateXCLAIM(c, key, g, id, n)
+	c.AddDirty(1)
 	g.Pel.Remove(id)
 	n.Consumer.Pel.Remove(id)
 }
@@ -739,12 +713,12 @@ func (s *Server) dropPending(c *client, key []byte, g *stream.CG, id stream.ID, 
 // use; cons caches it across a command) with a new delivery time, and a
 // delivery count set to retryCount, or incremented unless justID. It
 // returns the consumer.
-func (s *Server) claimPending(c *client, key []byte, g *stream.CG, cons *stream.Consumer, name []byte, id stream.ID, n *stream.NACK, now, deliveryTime, retryCount int64, justID bool) *stream.Consumer {
+func claimPending(c command.Ctx, key []byte, g *stream.CG, cons *stream.Consumer, name []byte, id stream.ID, n *stream.NACK, now, deliveryTime, retryCount int64, justID bool) *stream.Consumer {
 	if cons == nil {
 		if cons = g.LookupConsumer(name, true, now); cons == nil {
 			cons = g.CreateConsumer(name, now)
-			s.dirty++
-			s.notify(notifyStream, "xgroup-createconsumer", key, c.db.id)
+			c.AddDirty(1)
+			c.Notify(command.NotifyStream, "xgroup-createconsumer", key)
 		}
 	}
 	if n.Consumer != cons && n.Consumer != nil {
@@ -765,8 +739,8 @@ func (s *Server) claimPending(c *client, key []byte, g *stream.CG, cons *stream.
 
 // streamGroup looks up the stream at key (wrong: a wrong-type reply was
 // sent) and its consumer group; g is nil when either is missing.
-func (s *Server) streamGroup(c *client, key, group []byte) (st *stream.Stream, g *stream.CG, wrong bool) {
-	st, wrong = s.streamRead(c, key)
+func streamGroup(c command.Ctx, key, group []byte) (st *stream.Stream, g *stream.CG, wrong bool) {
+	st, wrong = readStream(c, key)
 	if st != nil {
 		g = st.LookupCG(group)
 	}
