@@ -704,6 +704,7 @@ func (e *luaEngine) writeRefusal(ro bool) string {
 func (e *luaEngine) exec(c Caller, fn *lua.LFunction, name string, isEval bool, fargs ...lua.LValue) {
 	L := e.L
 	e.cl.Prepare(c)
+	defer e.cl.Release()
 	e.resp = 2
 	e.dirty = false
 	e.startOOM = e.srv.StartOOM(c)

@@ -26,6 +26,7 @@ func (stubServer) Start(Caller, [][]byte, string, bool) context.Context { return
 type stubClient struct{}
 
 func (stubClient) Prepare(caller Caller)                       {}
+func (stubClient) Release()                                    {}
 func (stubClient) SetRESP(v int)                               {}
 func (stubClient) ACLDenial(cmd Command, argv [][]byte) string { return "" }
 func (stubClient) ACLAllowed(cmd Command, argv [][]byte) bool  { return true }

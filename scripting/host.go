@@ -54,8 +54,10 @@ type Server interface {
 // Client is a Lua engine's own client, on which redis.call runs commands.
 type Client interface {
 	// Prepare makes the client run the next script as caller: its
-	// database and user, RESP 2.
+	// database and user, RESP 2. Release, after the script, forgets the
+	// caller.
 	Prepare(caller Caller)
+	Release()
 	// SetRESP is redis.setresp: the protocol the client speaks.
 	SetRESP(v int)
 	// ACLDenial is "" when the running script's user may run cmd with

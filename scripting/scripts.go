@@ -1,6 +1,7 @@
 package scripting
 
 import (
+	"bytes"
 	"crypto/sha1"
 	"encoding/hex"
 	"strings"
@@ -82,27 +83,50 @@ func (sc *Scripts) NumFunctions() int {
 	return len(sc.fn.funcs)
 }
 
-// ScriptNoWrites reports that the cached script sha declares no-writes
-// (CLIENT PAUSE WRITE lets its EVALSHA through).
-func (sc *Scripts) ScriptNoWrites(sha []byte) bool {
-	return sc.eval != nil && sc.eval.noWrites[strings.ToLower(string(sha))]
+// MayWrite is Redis's evalGetCommandFlags / fcallGetCommandFlags for
+// CLIENT PAUSE WRITE: whether EVAL, EVALSHA or FCALL (cmd, lower case)
+// of arg (the body, sha or function name) may write, by the flags the
+// script or function declares. known is false where those do not decide
+// (no shebang, a script not cached, an unknown function): the command's
+// own flags do.
+func (sc *Scripts) MayWrite(cmd string, arg []byte) (write, known bool) {
+	switch cmd {
+	case "eval":
+		if flags, ok := shebangFlags(arg); ok {
+			return !strings.Contains(" "+flags+" ", " no-writes "), true
+		}
+	case "evalsha":
+		if sc.eval != nil && sc.eval.noWrites[strings.ToLower(string(arg))] {
+			return false, true
+		}
+	case "fcall":
+		if sc.fn != nil {
+			if f := sc.fn.funcs[strings.ToLower(string(arg))]; f != nil {
+				return f.flags&scriptFlagNoWrites == 0, true
+			}
+		}
+	}
+	return false, false
 }
 
-// FunctionFlags returns the flags of function name (FCALL), ok false if
-// there is none.
-func (sc *Scripts) FunctionFlags(name []byte) (flags uint64, ok bool) {
-	if sc.fn == nil {
-		return 0, false
+// shebangFlags returns the flags of a "#!lua flags=a,b" first line
+// (space separated), ok=false without a shebang. Unlike compile, it
+// judges nothing: an invalid shebang fails later, when the script runs.
+func shebangFlags(body []byte) (string, bool) {
+	if !bytes.HasPrefix(body, []byte("#!")) {
+		return "", false
 	}
-	f := sc.fn.funcs[strings.ToLower(string(name))]
-	if f == nil {
-		return 0, false
+	line := body
+	if i := bytes.IndexByte(body, '\n'); i >= 0 {
+		line = body[:i]
 	}
-	return f.flags, true
+	for _, part := range strings.Fields(string(line)) {
+		if v, ok := strings.CutPrefix(part, "flags="); ok {
+			return strings.ReplaceAll(v, ",", " "), true
+		}
+	}
+	return "", true
 }
-
-// FlagNoWrites is a function's no-writes flag (FunctionFlags).
-const FlagNoWrites = scriptFlagNoWrites
 
 func sha1hex(b []byte) string {
 	h := sha1.Sum(b)

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/aofserver/aofserver/scripting"
 	"io/fs"
 	"math"
 	"net"
@@ -17,6 +16,7 @@ import (
 	"github.com/aofserver/aofserver/config"
 	"github.com/aofserver/aofserver/rdb"
 	"github.com/aofserver/aofserver/resp"
+	"github.com/aofserver/aofserver/scripting"
 )
 
 // DEBUG, the subset of Redis 7.0's debug.c that tests and tools use.

@@ -1,11 +1,6 @@
 package server
 
-import (
-	"bytes"
-	"github.com/aofserver/aofserver/scripting"
-	"strings"
-	"time"
-)
+import "time"
 
 // CLIENT PAUSE as Redis 7.0 (networking.c pauseClients/unpauseClients,
 // processCommand's blockPostponeClient): a paused command waits, counted
@@ -134,39 +129,13 @@ func (s *Server) mayReplicate(cmd *command, argv [][]byte) bool {
 		switch cmd.name {
 		case "eval_ro", "evalsha_ro", "fcall_ro":
 			return false
-		case "eval":
-			if flags, ok := shebangFlags(argv[1]); ok {
-				return !strings.Contains(" "+flags+" ", " no-writes ")
-			}
-		case "evalsha":
-			if s.scripts().ScriptNoWrites(argv[1]) {
-				return false
-			}
-		case "fcall":
-			if flags, ok := s.scripts().FunctionFlags(argv[1]); ok {
-				return flags&scripting.FlagNoWrites == 0
+		case "eval", "evalsha", "fcall":
+			if write, known := s.scripts().MayWrite(cmd.name, argv[1]); known {
+				return write
 			}
 		}
 	}
 	return cmd.flags&(cmdWrite|cmdMayReplicate) != 0
-}
-
-// shebangFlags returns the flags of a "#!lua flags=a,b" first line
-// (space separated), ok=false without a shebang.
-func shebangFlags(body []byte) (string, bool) {
-	if !bytes.HasPrefix(body, []byte("#!")) {
-		return "", false
-	}
-	line := body
-	if i := bytes.IndexByte(body, '\n'); i >= 0 {
-		line = body[:i]
-	}
-	for _, part := range strings.Fields(string(line)) {
-		if v, ok := strings.CutPrefix(part, "flags="); ok {
-			return strings.ReplaceAll(v, ",", " "), true
-		}
-	}
-	return "", true
 }
 
 // waitPause postpones c until the pause no longer holds its command back

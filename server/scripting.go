@@ -146,6 +146,7 @@ func (sc *scriptClient) Prepare(caller scripting.Caller) {
 	sc.f.user, sc.caller = c.user, c
 }
 
+func (sc *scriptClient) Release()      { sc.caller = nil }
 func (sc *scriptClient) SetRESP(v int) { sc.f.resp = v }
 
 func (sc *scriptClient) ACLDenial(cmd scripting.Command, argv [][]byte) string {

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"errors"
-	"github.com/aofserver/aofserver/scripting"
 	"math/rand/v2"
 	"net"
 	"os"
@@ -17,6 +16,7 @@ import (
 	"github.com/aofserver/aofserver/aof"
 	"github.com/aofserver/aofserver/config"
 	"github.com/aofserver/aofserver/fsx"
+	"github.com/aofserver/aofserver/scripting"
 )
 
 // Version is the Redis version we answer as (INFO redis_version, HELLO).
