@@ -125,6 +125,7 @@ type Ctx interface {
 	Keyspace
 	Propagator
 	Blocker
+	KeyOps
 	// NowMs is the server's clock in milliseconds (stream IDs, idle
 	// times, timeouts).
 	NowMs() int64

@@ -10,39 +10,27 @@ import (
 	seam "github.com/aofserver/aofserver/command"
 )
 
+// The generic commands on whole databases, across databases or on the
+// value representation (OBJECT); those on named keys of the client's
+// database are command/keyscmd.
+
 func init() {
 	k := func(name string, arity int, flags uint64, first, last, step int, proc cmdProc, summary, since string, acl ...string) *command {
 		return &command{name: name, arity: arity, flags: flags, firstKey: first, lastKey: last, step: step, proc: proc, group: "generic", summary: summary, since: since, acl: append([]string{"@keyspace"}, acl...)}
 	}
 	w, r := cmdWrite, cmdReadonly
 	register(
-		k("del", -2, w, 1, -1, 1, delCommand, "Delete a key", "1.0.0", "@write", "@slow"),
-		k("unlink", -2, w|cmdFast, 1, -1, 1, unlinkCommand, "Delete a key asynchronously in another thread. Otherwise it is just as DEL, but non blocking.", "4.0.0", "@write", "@fast"),
-		k("exists", -2, r|cmdFast, 1, -1, 1, existsCommand, "Determine if a key exists", "1.0.0", "@read", "@fast"),
-		k("touch", -2, r|cmdFast, 1, -1, 1, touchCommand, "Alters the last access time of a key(s). Returns the number of existing keys specified.", "3.2.1", "@read", "@fast"),
-		k("type", 2, r|cmdFast, 1, 1, 1, typeCommand, "Determine the type stored at key", "1.0.0", "@read", "@fast"),
 		k("keys", 2, r, 0, 0, 0, keysCommand, "Find all keys matching the given pattern", "1.0.0", "@read", "@slow", "@dangerous"),
 		// SCAN and RANDOMKEY log the keys they find expired as separate
 		// DELs, never wrapped in MULTI/EXEC (expire.tcl).
 		k("scan", -2, r|cmdTouchesArbitraryKeys, 0, 0, 0, scanCommand, "Incrementally iterate the keys space", "2.8.0", "@read", "@slow"),
 		k("randomkey", 1, r|cmdTouchesArbitraryKeys, 0, 0, 0, randomkeyCommand, "Return a random key from the keyspace", "1.0.0", "@read", "@slow"),
-		k("rename", 3, w, 1, 2, 1, renameCommand, "Rename a key", "1.0.0", "@write", "@slow"),
-		k("renamenx", 3, w|cmdFast, 1, 2, 1, renamenxCommand, "Rename a key, only if the new key does not exist", "1.0.0", "@write", "@fast"),
 		k("move", 3, w|cmdFast, 1, 1, 1, moveCommand, "Move a key to another database", "1.0.0", "@write", "@fast"),
 		k("copy", -3, w|cmdDenyOOM, 1, 2, 1, copyCommand, "Copy a key", "6.2.0", "@write", "@slow"),
 		k("swapdb", 3, w|cmdFast, 0, 0, 0, swapdbCommand, "Swaps two Redis databases", "4.0.0", "@write", "@fast", "@dangerous"),
 		k("dbsize", 1, r|cmdFast, 0, 0, 0, dbsizeCommand, "Return the number of keys in the selected database", "1.0.0", "@read", "@fast"),
 		k("flushdb", -1, w, 0, 0, 0, flushdbCommand, "Remove all keys from the current database", "1.0.0", "@write", "@slow", "@dangerous"),
 		k("flushall", -1, w, 0, 0, 0, flushallCommand, "Remove all keys from all databases", "1.0.0", "@write", "@slow", "@dangerous"),
-		k("expire", -3, w|cmdFast, 1, 1, 1, expireCommand, "Set a key's time to live in seconds", "1.0.0", "@write", "@fast"),
-		k("pexpire", -3, w|cmdFast, 1, 1, 1, pexpireCommand, "Set a key's time to live in milliseconds", "2.6.0", "@write", "@fast"),
-		k("expireat", -3, w|cmdFast, 1, 1, 1, expireatCommand, "Set the expiration for a key as a UNIX timestamp", "1.2.0", "@write", "@fast"),
-		k("pexpireat", -3, w|cmdFast, 1, 1, 1, pexpireatCommand, "Set the expiration for a key as a UNIX timestamp specified in milliseconds", "2.6.0", "@write", "@fast"),
-		k("expiretime", 2, r|cmdFast, 1, 1, 1, expiretimeCommand, "Get the expiration Unix timestamp for a key", "7.0.0", "@read", "@fast"),
-		k("pexpiretime", 2, r|cmdFast, 1, 1, 1, pexpiretimeCommand, "Get the expiration Unix timestamp for a key in milliseconds", "7.0.0", "@read", "@fast"),
-		k("ttl", 2, r|cmdFast, 1, 1, 1, ttlCommand, "Get the time to live for a key in seconds", "1.0.0", "@read", "@fast"),
-		k("pttl", 2, r|cmdFast, 1, 1, 1, pttlCommand, "Get the time to live for a key in milliseconds", "2.6.0", "@read", "@fast"),
-		k("persist", 2, w|cmdFast, 1, 1, 1, persistCommand, "Remove the expiration from a key", "2.2.0", "@write", "@fast"),
 		k("object", -2, 0, 0, 0, 0, nil, "A container for object introspection commands", "2.2.3", "@slow"),
 		k("object|encoding", 3, r, 2, 2, 1, objectEncodingCommand, "Inspect the internal encoding of a Redis object", "2.2.3", "@read", "@slow"),
 		k("object|refcount", 3, r, 2, 2, 1, objectRefcountCommand, "Get the number of references to the value of the key", "2.2.3", "@read", "@slow"),
@@ -50,36 +38,6 @@ func init() {
 		k("object|freq", 3, r, 2, 2, 1, objectFreqCommand, "Get the logarithmic access frequency counter of a Redis object", "4.0.0", "@read", "@slow"),
 		k("object|help", 2, cmdLoading|cmdStale, 0, 0, 0, objectHelpCommand, "Show helpful text about the different subcommands", "6.2.0", "@slow"),
 	)
-}
-
-func delCommand(c *client, argv [][]byte) { delGeneric(c, argv, c.srv.cfg.LazyfreeLazyUserDel) }
-
-func unlinkCommand(c *client, argv [][]byte) { delGeneric(c, argv, true) }
-
-func delGeneric(c *client, argv [][]byte, lazy bool) {
-	s := c.srv
-	n := int64(0)
-	for _, key := range argv[1:] {
-		s.expireIfNeeded(c.db, key)
-		if s.deleteKeyLazy(c.db, key, lazy) {
-			s.signalModifiedKey(c.db, key)
-			s.notify(notifyGeneric, "del", key, c.db.id)
-			n++
-		}
-	}
-	s.dirty += n
-	c.integer(n)
-}
-
-func existsCommand(c *client, argv [][]byte) {
-	s := c.srv
-	n := int64(0)
-	for _, key := range argv[1:] {
-		if _, ok := s.lookupReadNoTouchMiss(c, key); ok {
-			n++
-		}
-	}
-	c.integer(n)
 }
 
 // lookupReadNoTouch is lookupRead that leaves the LRU clock alone (Redis
@@ -117,33 +75,6 @@ func (s *Server) lookupReadNoStats(c *client, key []byte) (entry, bool) {
 		return entry{}, false
 	}
 	return c.db.keys.Get(bstr(key))
-}
-
-func touchCommand(c *client, argv [][]byte) {
-	s := c.srv
-	n := int64(0)
-	for _, key := range argv[1:] {
-		if s.expireIfNeeded(c.db, key) {
-			s.keymiss(c, key)
-			continue
-		}
-		if p := c.db.keys.GetPtr(bstr(key)); p != nil {
-			s.touchAccess(p)
-			n++
-		} else {
-			s.keymiss(c, key)
-		}
-	}
-	c.integer(n)
-}
-
-func typeCommand(c *client, argv [][]byte) {
-	e, ok := c.srv.lookupReadNoTouchMiss(c, argv[1])
-	if !ok {
-		c.status("none")
-		return
-	}
-	c.status(typeNames[e.typ()])
 }
 
 func keysCommand(c *client, argv [][]byte) {
@@ -227,7 +158,7 @@ func scanCommand(c *client, argv [][]byte) {
 		}
 		if typ != nil {
 			e, ok := c.db.keys.Get(k)
-			if !ok || !eqFold(typ, typeNames[e.typ()]) {
+			if !ok || !eqFold(typ, seam.Type(e.typ()).String()) {
 				continue
 			}
 		}
@@ -262,51 +193,6 @@ func randomkeyCommand(c *client, argv [][]byte) {
 	}
 	c.nullBulk()
 }
-
-func renameGeneric(c *client, argv [][]byte, nx bool) {
-	s := c.srv
-	src, dst := argv[1], argv[2]
-	if !s.exists(c.db, src) {
-		c.err(errNoSuchKey)
-		return
-	}
-	if string(src) == string(dst) {
-		if nx {
-			c.integer(0)
-		} else {
-			c.ok()
-		}
-		return
-	}
-	e, _ := c.db.keys.Get(bstr(src))
-	when := c.db.expireAt(bstr(src))
-	if s.exists(c.db, dst) {
-		if nx {
-			c.integer(0)
-			return
-		}
-		s.deleteKeyLazy(c.db, dst, s.cfg.LazyfreeLazyServerDel)
-	}
-	s.beforeModify(c.db, bstr(src))
-	s.removeKey(c.db, bstr(src))
-	s.addKey(c.db, dst, e)
-	if when >= 0 {
-		s.setExpire(c.db, dst, when)
-	}
-	s.signalModifiedKey(c.db, src)
-	s.signalModifiedKey(c.db, dst)
-	s.notify(notifyGeneric, "rename_from", src, c.db.id)
-	s.notify(notifyGeneric, "rename_to", dst, c.db.id)
-	s.dirty++
-	if nx {
-		c.integer(1)
-	} else {
-		c.ok()
-	}
-}
-
-func renameCommand(c *client, argv [][]byte)   { renameGeneric(c, argv, false) }
-func renamenxCommand(c *client, argv [][]byte) { renameGeneric(c, argv, true) }
 
 // parseDBIndex parses a DB number; ok=false after replying.
 func (s *Server) parseDBIndex(c *client, b []byte, outOfRange string) (int, bool) {
@@ -526,167 +412,6 @@ func (s *Server) emptyDB(db *DB) int {
 	db.expireCursor = 0
 	db.memBytes = 0
 	return n
-}
-
-func expireCommand(c *client, argv [][]byte) {
-	expireGeneric(c, argv, c.srv.nowMs(), 1000, "expire")
-}
-func pexpireCommand(c *client, argv [][]byte) {
-	expireGeneric(c, argv, c.srv.nowMs(), 1, "pexpire")
-}
-func expireatCommand(c *client, argv [][]byte)  { expireGeneric(c, argv, 0, 1000, "expireat") }
-func pexpireatCommand(c *client, argv [][]byte) { expireGeneric(c, argv, 0, 1, "pexpireat") }
-
-const (
-	expNX = 1 << iota
-	expXX
-	expGT
-	expLT
-)
-
-// expireGeneric follows Redis's expireGenericCommand, including the
-// propagated form PEXPIREAT key <abs-ms> [flag] and DEL for past times.
-func expireGeneric(c *client, argv [][]byte, base int64, unit int64, name string) {
-	s := c.srv
-	key := argv[1]
-	flags := 0
-	var flagArg []byte
-	for _, a := range argv[3:] {
-		switch {
-		case eqFold(a, "nx"):
-			flags |= expNX
-		case eqFold(a, "xx"):
-			flags |= expXX
-		case eqFold(a, "gt"):
-			flags |= expGT
-		case eqFold(a, "lt"):
-			flags |= expLT
-		default:
-			c.err("ERR Unsupported option " + string(a))
-			return
-		}
-		flagArg = a
-	}
-	if flags&expNX != 0 && flags&(expXX|expGT|expLT) != 0 {
-		c.err("ERR NX and XX, GT or LT options at the same time are not compatible")
-		return
-	}
-	if flags&expGT != 0 && flags&expLT != 0 {
-		c.err("ERR GT and LT options at the same time are not compatible")
-		return
-	}
-	when, ok := parseInt(argv[2])
-	if !ok {
-		c.errNotInt()
-		return
-	}
-	if when > math.MaxInt64/unit || when < math.MinInt64/unit {
-		c.err("ERR invalid expire time in '" + name + "' command")
-		return
-	}
-	when *= unit
-	if (base > 0 && when > math.MaxInt64-base) || (base > 0 && when < math.MinInt64+base && when < 0) {
-		c.err("ERR invalid expire time in '" + name + "' command")
-		return
-	}
-	when += base
-	if !s.exists(c.db, key) {
-		c.integer(0)
-		return
-	}
-	cur := c.db.expireAt(bstr(key))
-	if flags != 0 {
-		if flags&expNX != 0 && cur != -1 {
-			c.integer(0)
-			return
-		}
-		if flags&expXX != 0 && cur == -1 {
-			c.integer(0)
-			return
-		}
-		if flags&expGT != 0 && (cur == -1 || when <= cur) {
-			c.integer(0)
-			return
-		}
-		if flags&expLT != 0 && cur != -1 && when >= cur {
-			c.integer(0)
-			return
-		}
-	}
-	if when <= s.nowMs() && !s.loading {
-		s.deleteKeyLazy(c.db, key, s.cfg.LazyfreeLazyExpire)
-		s.dirty++
-		s.signalModifiedKey(c.db, key)
-		s.notify(notifyGeneric, "del", key, c.db.id)
-		cmd := "DEL"
-		if s.cfg.LazyfreeLazyExpire {
-			cmd = "UNLINK"
-		}
-		c.rewriteArgv([]byte(cmd), cloneBytes(key))
-		c.integer(1)
-		return
-	}
-	s.setExpire(c.db, key, when)
-	s.dirty++
-	s.signalModifiedKey(c.db, key)
-	s.notify(notifyGeneric, "expire", key, c.db.id)
-	out := [][]byte{[]byte("PEXPIREAT"), cloneBytes(key), formatInt(when)}
-	if flagArg != nil {
-		out = append(out, cloneBytes(flagArg))
-	}
-	c.rewriteArgv(out...)
-	c.integer(1)
-}
-
-func ttlGeneric(c *client, key []byte, ms bool, abs bool) {
-	s := c.srv
-	if _, ok := s.lookupReadNoTouchMiss(c, key); !ok {
-		c.integer(-2)
-		return
-	}
-	when := c.db.expireAt(bstr(key))
-	if when < 0 {
-		c.integer(-1)
-		return
-	}
-	if abs {
-		if ms {
-			c.integer(when)
-		} else {
-			c.integer((when + 500) / 1000)
-		}
-		return
-	}
-	ttl := when - s.nowMs()
-	if ttl < 0 {
-		ttl = 0
-	}
-	if ms {
-		c.integer(ttl)
-	} else {
-		c.integer((ttl + 500) / 1000)
-	}
-}
-
-func ttlCommand(c *client, argv [][]byte)         { ttlGeneric(c, argv[1], false, false) }
-func pttlCommand(c *client, argv [][]byte)        { ttlGeneric(c, argv[1], true, false) }
-func expiretimeCommand(c *client, argv [][]byte)  { ttlGeneric(c, argv[1], false, true) }
-func pexpiretimeCommand(c *client, argv [][]byte) { ttlGeneric(c, argv[1], true, true) }
-
-func persistCommand(c *client, argv [][]byte) {
-	s := c.srv
-	if _, ok := s.lookupReadNoStats(c, argv[1]); !ok {
-		c.integer(0)
-		return
-	}
-	if s.removeExpire(c.db, argv[1]) {
-		s.dirty++
-		s.signalModifiedKey(c.db, argv[1])
-		s.notify(notifyGeneric, "persist", argv[1], c.db.id)
-		c.integer(1)
-		return
-	}
-	c.integer(0)
 }
 
 func (s *Server) objectLookup(c *client, key []byte) (entry, bool) {

@@ -20,8 +20,6 @@ const (
 	typStream = uint8(seam.TypeStream)
 )
 
-var typeNames = [...]string{"string", "list", "set", "zset", "hash", "stream"}
-
 // entry is one key's value, 16 bytes so that the keyspace stays compact.
 //
 // For strings ptr points at the bytes (immutable once stored) or, when the

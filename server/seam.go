@@ -8,6 +8,7 @@ import (
 	"github.com/aofserver/aofserver/command/bitcmd"
 	"github.com/aofserver/aofserver/command/hashcmd"
 	"github.com/aofserver/aofserver/command/hllcmd"
+	"github.com/aofserver/aofserver/command/keyscmd"
 	"github.com/aofserver/aofserver/command/listcmd"
 	"github.com/aofserver/aofserver/command/setcmd"
 	"github.com/aofserver/aofserver/command/sortcmd"
@@ -26,6 +27,7 @@ var seamGroups = []*seam.Group{
 	&bitcmd.Group,
 	&hashcmd.Group,
 	&hllcmd.Group,
+	&keyscmd.Group,
 	&listcmd.Group,
 	&setcmd.Group,
 	&sortcmd.Group,
@@ -216,4 +218,46 @@ func (c *client) Block(argv, keys [][]byte, timeout time.Duration, serve seam.Se
 		return served
 	})
 	c.block.unblockOnNoKey = serveGone
+}
+
+func (c *client) Exists(key []byte) bool { return c.srv.exists(c.db, key) }
+
+func (c *client) LookupNoTouch(key []byte) (seam.Value, bool) {
+	e, ok := c.srv.lookupReadNoTouchMiss(c, key)
+	return seamValue(e), ok
+}
+
+func (c *client) Touch(key []byte) bool {
+	s := c.srv
+	if !s.expireIfNeeded(c.db, key) {
+		if p := c.db.keys.GetPtr(bstr(key)); p != nil {
+			s.touchAccess(p)
+			return true
+		}
+	}
+	s.keymiss(c, key)
+	return false
+}
+
+func (c *client) ExpireTime(key []byte) int64 { return c.db.expireAt(bstr(key)) }
+func (c *client) SetExpire(key []byte, whenMs int64) {
+	c.srv.setExpire(c.db, key, whenMs)
+}
+func (c *client) Persist(key []byte) bool { return c.srv.removeExpire(c.db, key) }
+
+func (c *client) DeleteLazy(key []byte, lazy bool) bool {
+	c.srv.expireIfNeeded(c.db, key)
+	return c.srv.deleteKeyLazy(c.db, key, lazy)
+}
+
+func (c *client) MoveKey(src, dst []byte) {
+	s := c.srv
+	e, _ := c.db.keys.Get(bstr(src))
+	when := c.db.expireAt(bstr(src))
+	s.beforeModify(c.db, bstr(src))
+	s.removeKey(c.db, bstr(src))
+	s.addKey(c.db, dst, e)
+	if when >= 0 {
+		s.setExpire(c.db, dst, when)
+	}
 }
