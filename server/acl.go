@@ -11,6 +11,7 @@ import (
 	"github.com/aofserver/aofserver/cmdmeta"
 	"github.com/aofserver/aofserver/config"
 	"github.com/aofserver/aofserver/fsx"
+	"github.com/aofserver/aofserver/pubsub"
 	"github.com/aofserver/aofserver/rstring"
 )
 
@@ -475,22 +476,9 @@ func (s *Server) killPubsubClientsIfNeeded(nu, orig *acl.User, cur *client) {
 		if cl.user != orig || cl.flags&flagPubSub == 0 {
 			continue
 		}
-		kill := false
-		for p := range cl.patterns {
-			if !allowed([]byte(p), true) {
-				kill = true
-			}
-		}
-		for ch := range cl.channels {
-			if !allowed([]byte(ch), false) {
-				kill = true
-			}
-		}
-		for ch := range cl.shardChannels {
-			if !allowed([]byte(ch), false) {
-				kill = true
-			}
-		}
+		notPat := func(ch string) bool { return !allowed([]byte(ch), false) }
+		kill := cl.subs.Any(pubsub.Pattern, func(p string) bool { return !allowed([]byte(p), true) }) ||
+			cl.subs.Any(pubsub.Channel, notPat) || cl.subs.Any(pubsub.Shard, notPat)
 		if kill {
 			if cl == cur {
 				cl.flags |= flagCloseAfterReply

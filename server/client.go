@@ -11,6 +11,7 @@ import (
 
 	"github.com/aofserver/aofserver/acl"
 	"github.com/aofserver/aofserver/aof"
+	"github.com/aofserver/aofserver/pubsub"
 	"github.com/aofserver/aofserver/resp"
 
 	seam "github.com/aofserver/aofserver/command"
@@ -82,16 +83,10 @@ type client struct {
 	mstate  []queuedCmd
 	watched []watchedKey
 
-	channels map[string]struct{}
+	subs pubsub.Subs // its Pub/Sub subscriptions
 	// keepOut: spans of out holding pushes that CLIENT REPLY OFF/SKIP
 	// must not drop (applyReplyMode).
 	keepOut [][2]int
-	// shardChannels: SSUBSCRIBE's (Redis pubsubshard_channels).
-	shardChannels map[string]struct{}
-	patterns      map[string]struct{}
-	// patOrder is patterns in subscription order (Redis keeps a list:
-	// PUNSUBSCRIBE without arguments replies in that order).
-	patOrder []string
 
 	created   time.Time
 	lastInter atomic.Int64 // UnixNano of the last read; set outside mu

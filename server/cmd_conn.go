@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/aofserver/aofserver/acl"
+	"github.com/aofserver/aofserver/pubsub"
 )
 
 func init() {
@@ -323,7 +324,7 @@ func (c *client) infoLineOmem(viewer *client, omem int64) string {
 	}
 	return fmt.Sprintf("id=%d addr=%s laddr=%s fd=%d name=%s age=%d idle=%d flags=%s db=%d sub=%d psub=%d ssub=%d multi=%d qbuf=%d qbuf-free=%d argv-mem=%d multi-mem=%d rbs=%d rbp=%d obl=0 oll=0 omem=%d tot-mem=%d events=%s cmd=%s user=%s redir=%d resp=%d",
 		c.id, c.addr, c.laddr, 8+c.id, c.name, int64(now.Sub(c.created).Seconds()), (now.UnixNano()-c.lastInter.Load())/1e9,
-		fl, dbid, len(c.channels), len(c.patterns), len(c.shardChannels), multi, qbuf, qfree, argvMem, multiMem, c.rbuf.usable, c.rbuf.peak, omem, c.memoryUsage(omem), events, cmd, user, redir, c.resp)
+		fl, dbid, c.subs.Len(pubsub.Channel), c.subs.Len(pubsub.Pattern), c.subs.Len(pubsub.Shard), multi, qbuf, qfree, argvMem, multiMem, c.rbuf.usable, c.rbuf.peak, omem, c.memoryUsage(omem), events, cmd, user, redir, c.resp)
 }
 
 func clientListCommand(c *client, argv [][]byte) {

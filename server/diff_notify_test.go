@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/aofserver/aofserver/pubsub"
 )
 
 // Keyspace notifications against real Redis: a subscriber on each server
@@ -324,7 +326,7 @@ func TestNotifyFastPathAndLoading(t *testing.T) {
 	if r := d.do("CONFIG", "SET", "notify-keyspace-events", "KEA"); r != "+OK\r\n" {
 		t.Fatal(r)
 	}
-	if s.pubsub.notifyFlags&notifyString == 0 {
+	if s.notifyFlags&notifyString == 0 {
 		t.Fatal("CONFIG SET did not take effect")
 	}
 	// On but nobody subscribed: still nothing built.
@@ -334,7 +336,7 @@ func TestNotifyFastPathAndLoading(t *testing.T) {
 	sub := newClient(s, nil, 2)
 	sub.db = s.dbs[0]
 	sub.authed = true
-	s.pubsub.patterns["*"] = map[*client]struct{}{sub: {}}
+	s.pubsub.Subscribe(sub, &sub.subs, pubsub.Pattern, []byte("*"))
 	s.notify(notifyString, "set", key, 0)
 	if got := string(sub.pushQ.bytes()); !strings.Contains(got, "__keyspace@0__:k") || !strings.Contains(got, "__keyevent@0__:set") {
 		t.Fatalf("pushed %q", got)

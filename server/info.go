@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/aofserver/aofserver/pubsub"
 )
 
 // INFO, with Redis 7.0's sections, field names and CRLF lines.
@@ -211,9 +213,9 @@ func (s *Server) genInfo(want map[string]bool) string {
 		f("current_eviction_exceeded_time", evCur)
 		f("keyspace_hits", st.keyspaceHits)
 		f("keyspace_misses", st.keyspaceMisses)
-		f("pubsub_channels", len(s.pubsub.channels))
-		f("pubsub_patterns", len(s.pubsub.patterns))
-		f("pubsubshard_channels", len(s.pubsub.shardChannels))
+		f("pubsub_channels", s.pubsub.Count(pubsub.Channel))
+		f("pubsub_patterns", s.pubsub.Count(pubsub.Pattern))
+		f("pubsubshard_channels", s.pubsub.Count(pubsub.Shard))
 		f("latest_fork_usec", s.persist.Jobs.LatestForkUsec.Load())
 		f("total_forks", s.persist.Jobs.TotalForks.Load())
 		f("migrate_cached_sockets", len(s.migrate))

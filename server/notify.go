@@ -29,7 +29,7 @@ const (
 	notifyNew      = seam.NotifyNew
 )
 
-// notifyUnknown marks s.pubsub.notifyFlags as not yet read from the
+// notifyUnknown marks s.notifyFlags as not yet read from the
 // configuration: every class bit is set, so the first notify takes the
 // slow path and loads the real value.
 const notifyUnknown = -1
@@ -37,7 +37,7 @@ const notifyUnknown = -1
 // notify publishes event for key in db if class is enabled by
 // notify-keyspace-events. With notifications off it costs one integer test.
 func (s *Server) notify(class int, event string, key []byte, db int) {
-	if s.pubsub.notifyFlags&class == 0 {
+	if s.notifyFlags&class == 0 {
 		return
 	}
 	s.notifySlow(class, event, key, db)
@@ -45,21 +45,21 @@ func (s *Server) notify(class int, event string, key []byte, db int) {
 
 // reloadNotifyFlags re-reads notify-keyspace-events (CONFIG SET).
 func (s *Server) reloadNotifyFlags() {
-	s.pubsub.notifyFlags = s.cfg.NotifyFlags()
+	s.notifyFlags = s.cfg.NotifyFlags()
 }
 
 func (s *Server) notifySlow(class int, event string, key []byte, db int) {
-	if s.pubsub.notifyFlags == notifyUnknown {
+	if s.notifyFlags == notifyUnknown {
 		s.reloadNotifyFlags()
 	}
-	flags := s.pubsub.notifyFlags
+	flags := s.notifyFlags
 	if flags&class == 0 || s.loading {
 		return
 	}
 	if flags&(notifyKeyspace|notifyKeyevent) == 0 {
 		return
 	}
-	if len(s.pubsub.channels) == 0 && len(s.pubsub.patterns) == 0 {
+	if !s.pubsub.Listened() {
 		return // nobody listens: skip building the channel names
 	}
 	var buf [24]byte

@@ -7,6 +7,7 @@ import (
 
 	"github.com/aofserver/aofserver/config"
 	"github.com/aofserver/aofserver/memsize"
+	"github.com/aofserver/aofserver/pubsub"
 )
 
 // replyChunkSize is Redis's PROTO_REPLY_CHUNK_BYTES: asynchronous output
@@ -202,8 +203,8 @@ func (c *client) memoryUsage(omem int64) int64 {
 	argvLen, argc := c.argvMem()
 	mem += int64(argvLen) + int64(sizeofPointer*argc)
 	mem += c.multiStateMemOverhead()
-	mem += int64(len(c.patterns) * sizeofListNode)
-	mem += dictMemOverhead(len(c.channels)) + dictMemOverhead(len(c.shardChannels))
+	mem += int64(c.subs.Len(pubsub.Pattern) * sizeofListNode)
+	mem += dictMemOverhead(c.subs.Len(pubsub.Channel)) + dictMemOverhead(c.subs.Len(pubsub.Shard))
 	return mem
 }
 

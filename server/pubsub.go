@@ -1,29 +1,12 @@
 package server
 
-import (
-	"sort"
+import "github.com/aofserver/aofserver/pubsub"
 
-	"github.com/aofserver/aofserver/resp"
-	"github.com/aofserver/aofserver/rstring"
-	"github.com/tidwall/redcon"
-)
+// pubsubHost is the Server as package pubsub's Host.
+type pubsubHost Server
 
-type pubsubState struct {
-	channels map[string]map[*client]struct{}
-	patterns map[string]map[*client]struct{}
-	// shardChannels: SSUBSCRIBE's channels (Redis pubsubshard_channels),
-	// a namespace of their own that patterns never match.
-	shardChannels map[string]map[*client]struct{}
-	// notifyFlags caches notify-keyspace-events as NOTIFY_* bits
-	// (notifyUnknown until first used; see notify.go).
-	notifyFlags int
-}
-
-func (p *pubsubState) init() {
-	p.channels = map[string]map[*client]struct{}{}
-	p.patterns = map[string]map[*client]struct{}{}
-	p.shardChannels = map[string]map[*client]struct{}{}
-	p.notifyFlags = notifyUnknown
+func (h *pubsubHost) Deliver(to pubsub.Subscriber, header, payload, tail []byte) {
+	(*Server)(h).deliverMessage(to.(*client), header, payload, tail)
 }
 
 func init() {
@@ -50,14 +33,6 @@ func init() {
 		&command{name: "pubsub|help", arity: 2, flags: cmdLoading | cmdStale, proc: pubsubHelpCommand, group: "pubsub", summary: "Show helpful text about the different subcommands", since: "6.2.0", acl: []string{"@slow"}},
 	)
 }
-
-// subCount is Redis's clientSubscriptionsCount: the count (P)SUBSCRIBE
-// and (P)UNSUBSCRIBE reply, which leaves shard channels out.
-func (c *client) subCount() int { return len(c.channels) + len(c.patterns) }
-
-// totalSubCount counts shard channels too: the client stays in pub/sub
-// mode while it is not zero (clientTotalPubSubSubscriptionCount).
-func (c *client) totalSubCount() int { return c.subCount() + len(c.shardChannels) }
 
 func (c *client) enterPubSub() {
 	if c.flags&flagPubSub == 0 {
@@ -108,28 +83,15 @@ func ssubscribeCommand(c *client, argv [][]byte) {
 // global or the shard namespace, each acknowledged with the count of its
 // own kind.
 func subscribeChannels(c *client, names [][]byte, shard bool) {
-	s := c.srv
-	set, reg, kind := &c.channels, s.pubsub.channels, "subscribe"
+	k, kind := pubsub.Channel, "subscribe"
 	if shard {
-		set, reg, kind = &c.shardChannels, s.pubsub.shardChannels, "ssubscribe"
-	}
-	if *set == nil {
-		*set = map[string]struct{}{}
+		k, kind = pubsub.Shard, "ssubscribe"
 	}
 	for _, ch := range names {
-		name := string(ch)
-		if _, ok := (*set)[name]; !ok {
-			(*set)[name] = struct{}{}
-			m := reg[name]
-			if m == nil {
-				m = map[*client]struct{}{}
-				reg[name] = m
-			}
-			m[c] = struct{}{}
-		}
-		count := c.subCount()
+		c.srv.pubsub.Subscribe(c, &c.subs, k, ch)
+		count := c.subs.Count()
 		if shard {
-			count = len(c.shardChannels)
+			count = c.subs.Len(pubsub.Shard)
 		}
 		c.pubsubReply(kind, ch, count)
 	}
@@ -141,171 +103,62 @@ func psubscribeCommand(c *client, argv [][]byte) {
 		c.err("ERR PSUBSCRIBE isn't allowed for a DENY BLOCKING client")
 		return
 	}
-	s := c.srv
-	if c.patterns == nil {
-		c.patterns = map[string]struct{}{}
-	}
 	for _, p := range argv[1:] {
-		name := string(p)
-		if _, ok := c.patterns[name]; !ok {
-			c.patterns[name] = struct{}{}
-			c.patOrder = append(c.patOrder, name)
-			m := s.pubsub.patterns[name]
-			if m == nil {
-				m = map[*client]struct{}{}
-				s.pubsub.patterns[name] = m
-			}
-			m[c] = struct{}{}
-		}
-		c.pubsubReply("psubscribe", p, c.subCount())
+		c.srv.pubsub.Subscribe(c, &c.subs, pubsub.Pattern, p)
+		c.pubsubReply("psubscribe", p, c.subs.Count())
 	}
 	c.enterPubSub()
 }
 
-// The three subscription namespaces.
-const (
-	subChannel = iota
-	subPattern
-	subShard
-)
+var unsubscribeKinds = [...]string{pubsub.Channel: "unsubscribe", pubsub.Pattern: "punsubscribe", pubsub.Shard: "sunsubscribe"}
 
-func (s *Server) unsubscribeOne(c *client, name string, kind int) bool {
-	set, reg := c.channels, s.pubsub.channels
-	switch kind {
-	case subPattern:
-		set, reg = c.patterns, s.pubsub.patterns
-	case subShard:
-		set, reg = c.shardChannels, s.pubsub.shardChannels
-	}
-	if _, ok := set[name]; !ok {
-		return false
-	}
-	delete(set, name)
-	if kind == subPattern {
-		for i, p := range c.patOrder {
-			if p == name {
-				c.patOrder = append(c.patOrder[:i:i], c.patOrder[i+1:]...)
-				break
-			}
-		}
-	}
-	if m := reg[name]; m != nil {
-		delete(m, c)
-		if len(m) == 0 {
-			delete(reg, name)
-		}
-	}
-	return true
-}
-
-var unsubscribeKinds = [...]string{subChannel: "unsubscribe", subPattern: "punsubscribe", subShard: "sunsubscribe"}
-
-func unsubscribeGeneric(c *client, argv [][]byte, kind int) {
-	s := c.srv
-	set := c.channels
-	switch kind {
-	case subPattern:
-		set = c.patterns
-	case subShard:
-		set = c.shardChannels
-	}
+func unsubscribeGeneric(c *client, argv [][]byte, kind pubsub.Kind) {
+	reg := c.srv.pubsub
 	// Each reply counts the subscriptions of its own kind: shard channels
 	// apart, channels and patterns together.
 	count := func() int {
-		if kind == subShard {
-			return len(c.shardChannels)
+		if kind == pubsub.Shard {
+			return c.subs.Len(pubsub.Shard)
 		}
-		return c.subCount()
+		return c.subs.Count()
 	}
 	name := unsubscribeKinds[kind]
 	if len(argv) == 1 {
-		names := make([]string, 0, len(set))
-		if kind == subPattern {
-			names = append(names, c.patOrder...)
-		} else {
-			for n := range set {
-				names = append(names, n)
-			}
-			sort.Strings(names)
-		}
+		names := c.subs.Names(kind)
 		if len(names) == 0 {
 			c.pubsubReply(name, nil, count())
 		}
 		for _, n := range names {
-			s.unsubscribeOne(c, n, kind)
+			reg.Unsubscribe(c, &c.subs, kind, n)
 			c.pubsubReply(name, []byte(n), count())
 		}
 	} else {
 		for _, n := range argv[1:] {
-			s.unsubscribeOne(c, string(n), kind)
+			reg.Unsubscribe(c, &c.subs, kind, string(n))
 			c.pubsubReply(name, n, count())
 		}
 	}
-	if c.totalSubCount() == 0 && c.flags&flagPubSub != 0 {
+	if c.subs.Total() == 0 && c.flags&flagPubSub != 0 {
 		c.flags &^= flagPubSub
 		c.setPubSubOut(false)
 	}
 }
 
-func unsubscribeCommand(c *client, argv [][]byte)  { unsubscribeGeneric(c, argv, subChannel) }
-func punsubscribeCommand(c *client, argv [][]byte) { unsubscribeGeneric(c, argv, subPattern) }
-func sunsubscribeCommand(c *client, argv [][]byte) { unsubscribeGeneric(c, argv, subShard) }
+func unsubscribeCommand(c *client, argv [][]byte)  { unsubscribeGeneric(c, argv, pubsub.Channel) }
+func punsubscribeCommand(c *client, argv [][]byte) { unsubscribeGeneric(c, argv, pubsub.Pattern) }
+func sunsubscribeCommand(c *client, argv [][]byte) { unsubscribeGeneric(c, argv, pubsub.Shard) }
 
 // pubsubUnsubscribeAll drops c's subscriptions (RESET, freeClient).
 func (s *Server) pubsubUnsubscribeAll(c *client) {
-	for n := range c.channels {
-		s.unsubscribeOne(c, n, subChannel)
-	}
-	for n := range c.patterns {
-		s.unsubscribeOne(c, n, subPattern)
-	}
-	for n := range c.shardChannels {
-		s.unsubscribeOne(c, n, subShard)
-	}
+	s.pubsub.UnsubscribeAll(c, &c.subs)
 	if c.pubsubOut {
 		c.setPubSubOut(false)
 	}
 }
 
-// publish delivers a message and returns the number of receivers. Each
-// subscriber's queue gets the header and the payload itself: no message is
-// assembled (a big payload would be copied once more, as garbage, per
-// PUBLISH).
-func (s *Server) publish(channel, msg []byte) int {
-	n := 0
-	tail := []byte("\r\n")
-	if m := s.pubsub.channels[bstr(channel)]; m != nil {
-		var h [4][]byte
-		for c := range m {
-			if h[c.resp] == nil {
-				h[c.resp] = resp.AppendPushLen(nil, c.resp, 3)
-				h[c.resp] = redcon.AppendBulkString(h[c.resp], "message")
-				h[c.resp] = redcon.AppendBulk(h[c.resp], channel)
-				h[c.resp] = resp.AppendBulkHeader(h[c.resp], len(msg))
-			}
-			s.deliverMessage(c, h[c.resp], msg, tail)
-			n++
-		}
-	}
-	for pat, m := range s.pubsub.patterns {
-		if !rstring.Match(pat, channel, false) {
-			continue
-		}
-		var h [4][]byte
-		for c := range m {
-			if h[c.resp] == nil {
-				h[c.resp] = resp.AppendPushLen(nil, c.resp, 4)
-				h[c.resp] = redcon.AppendBulkString(h[c.resp], "pmessage")
-				h[c.resp] = redcon.AppendBulkString(h[c.resp], pat)
-				h[c.resp] = redcon.AppendBulk(h[c.resp], channel)
-				h[c.resp] = resp.AppendBulkHeader(h[c.resp], len(msg))
-			}
-			s.deliverMessage(c, h[c.resp], msg, tail)
-			n++
-		}
-	}
-	return n
-}
+// publish delivers a message (PUBLISH, keyspace events) and returns the
+// number of receivers.
+func (s *Server) publish(channel, msg []byte) int { return s.pubsub.Publish(channel, msg) }
 
 // deliverMessage hands a message to subscriber c. To the client whose
 // command publishes it (a PUBLISH to self in EXEC or a script, its own
@@ -332,79 +185,47 @@ func publishCommand(c *client, argv [][]byte) {
 	c.integer(int64(c.srv.publish(argv[1], argv[2])))
 }
 
-// spublish delivers a message to the subscribers of a shard channel
-// ("smessage"; patterns do not see shard channels).
-func (s *Server) spublish(channel, msg []byte) int {
-	m := s.pubsub.shardChannels[bstr(channel)]
-	if m == nil {
-		return 0
-	}
-	tail := []byte("\r\n")
-	var h [4][]byte
-	for c := range m {
-		if h[c.resp] == nil {
-			h[c.resp] = resp.AppendPushLen(nil, c.resp, 3)
-			h[c.resp] = redcon.AppendBulkString(h[c.resp], "smessage")
-			h[c.resp] = redcon.AppendBulk(h[c.resp], channel)
-			h[c.resp] = resp.AppendBulkHeader(h[c.resp], len(msg))
-		}
-		s.deliverMessage(c, h[c.resp], msg, tail)
-	}
-	return len(m)
-}
-
 func spublishCommand(c *client, argv [][]byte) {
 	c.srv.forceReplProp = true
-	c.integer(int64(c.srv.spublish(argv[1], argv[2])))
+	c.integer(int64(c.srv.pubsub.SPublish(argv[1], argv[2])))
 }
 
-func pubsubChannelsCommand(c *client, argv [][]byte) {
-	channelList(c, argv, c.srv.pubsub.channels)
-}
+func pubsubChannelsCommand(c *client, argv [][]byte) { channelList(c, argv, pubsub.Channel) }
 
-func pubsubShardChannelsCommand(c *client, argv [][]byte) {
-	channelList(c, argv, c.srv.pubsub.shardChannels)
-}
+func pubsubShardChannelsCommand(c *client, argv [][]byte) { channelList(c, argv, pubsub.Shard) }
 
 // channelList answers PUBSUB CHANNELS / SHARDCHANNELS [pattern].
-func channelList(c *client, argv [][]byte, reg map[string]map[*client]struct{}) {
+func channelList(c *client, argv [][]byte, k pubsub.Kind) {
 	if len(argv) > 3 {
 		c.err(subcommandSyntaxError(argv)) // addReplySubcommandSyntaxError
 		return
 	}
-	var out []string
-	for n := range reg {
-		if len(argv) == 3 && !rstring.Match(argv[2], n, false) {
-			continue
-		}
-		out = append(out, n)
+	var pat []byte
+	if len(argv) == 3 {
+		pat = argv[2]
 	}
-	sort.Strings(out)
+	out := c.srv.pubsub.Channels(k, pat)
 	c.arrayLen(len(out))
 	for _, n := range out {
 		c.bulkString(n)
 	}
 }
 
-func pubsubNumsubCommand(c *client, argv [][]byte) {
-	numsub(c, argv, c.srv.pubsub.channels)
-}
+func pubsubNumsubCommand(c *client, argv [][]byte) { numsub(c, argv, pubsub.Channel) }
 
-func pubsubShardNumsubCommand(c *client, argv [][]byte) {
-	numsub(c, argv, c.srv.pubsub.shardChannels)
-}
+func pubsubShardNumsubCommand(c *client, argv [][]byte) { numsub(c, argv, pubsub.Shard) }
 
 // numsub answers PUBSUB NUMSUB / SHARDNUMSUB [channel ...].
-func numsub(c *client, argv [][]byte, reg map[string]map[*client]struct{}) {
+func numsub(c *client, argv [][]byte, k pubsub.Kind) {
 	c.arrayLen((len(argv) - 2) * 2)
 	for _, n := range argv[2:] {
 		c.bulk(n)
-		c.integer(int64(len(reg[bstr(n)])))
+		c.integer(int64(c.srv.pubsub.NumSub(k, n)))
 	}
 }
 
 func pubsubNumpatCommand(c *client, argv [][]byte) {
-	c.integer(int64(len(c.srv.pubsub.patterns)))
+	c.integer(int64(c.srv.pubsub.Count(pubsub.Pattern)))
 }
 
 func pubsubHelpCommand(c *client, argv [][]byte) {

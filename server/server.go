@@ -16,6 +16,7 @@ import (
 	"github.com/aofserver/aofserver/aof"
 	"github.com/aofserver/aofserver/config"
 	"github.com/aofserver/aofserver/fsx"
+	"github.com/aofserver/aofserver/pubsub"
 	"github.com/aofserver/aofserver/scripting"
 )
 
@@ -99,9 +100,12 @@ type Server struct {
 	startAt  time.Time
 	stats    stats
 	persist  persistState
-	pubsub   pubsubState
-	blocking blockingState
-	scr      *scripting.Scripts // EVAL and FUNCTION, nil until first used
+	pubsub   *pubsub.Registry
+	// notifyFlags caches notify-keyspace-events as NOTIFY_* bits
+	// (notifyUnknown until first used; see notify.go).
+	notifyFlags int
+	blocking    blockingState
+	scr         *scripting.Scripts // EVAL and FUNCTION, nil until first used
 	// scriptRun is the script in execution (busy-script state), nil when
 	// idle; scriptStartMs is its start time (0 when idle): keys expire
 	// against it (expireNow).
@@ -209,7 +213,8 @@ func New(cfg *config.Config, log zerolog.Logger) (*Server, error) {
 	for i := range s.dbs {
 		s.dbs[i] = newDB(i)
 	}
-	s.pubsub.init()
+	s.pubsub = pubsub.New((*pubsubHost)(s))
+	s.notifyFlags = notifyUnknown
 	s.slowlog.init()
 	s.initPersist()
 	s.updateLRUClock()
