@@ -3,7 +3,6 @@ package lualib
 import (
 	"fmt"
 	"math"
-	"strconv"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -183,7 +182,7 @@ func (cfg *cjsonConfig) number(L *lua.LState, b []byte, v lua.LNumber) []byte {
 		}
 		return append(b, "-inf"...)
 	}
-	return FixExp(strconv.AppendFloat(b, f, 'g', int(cfg.precision), 64))
+	return AppendFloatG(b, f, int(cfg.precision))
 }
 
 // encode is json_append_data.

@@ -34,16 +34,22 @@ func NextOrder(t *lua.LTable) [][2]lua.LValue {
 	return out
 }
 
-// FixExp turns Go's exponent form (1e+21) into C's %.17g form (1e+21 too,
-// but C pads the exponent to two digits: 1e+05).
-func FixExp(b []byte) []byte {
-	i := bytes.IndexByte(b, 'e')
-	if i < 0 || len(b)-i-2 >= 2 {
-		return b
+// AppendFloatG appends f as C's %.<prec>g: Go's 'g' form, with the
+// exponent padded to two digits as C pads it (1e+05), should Go's ever
+// have one only. It changes only the bytes it appends (dst may hold
+// text with an 'e' already) and allocates only if dst must grow.
+func AppendFloatG(dst []byte, f float64, prec int) []byte {
+	start := len(dst)
+	dst = strconv.AppendFloat(dst, f, 'g', prec, 64)
+	i := bytes.IndexByte(dst[start:], 'e')
+	if i < 0 || len(dst)-start-i-2 >= 2 {
+		return dst
 	}
-	out := append([]byte{}, b[:i+2]...)
-	out = append(out, '0')
-	return append(out, b[i+2:]...)
+	i += start + 2 // the exponent's first digit
+	dst = append(dst, 0)
+	copy(dst[i+1:], dst[i:])
+	dst[i] = '0'
+	return dst
 }
 
 // FmtNumber is C Lua 5.1's number to string conversion ("%.14g").
@@ -56,7 +62,7 @@ func FmtNumber(f float64) string {
 	case math.IsNaN(f):
 		return "nan"
 	}
-	return string(FixExp(strconv.AppendFloat(nil, f, 'g', 14, 64)))
+	return string(AppendFloatG(nil, f, 14))
 }
 
 // NumToInt mirrors C's (long long) cast on x86-64: out of range and NaN

@@ -826,7 +826,7 @@ func (e *luaEngine) redisCall(L *lua.LState, raise bool) int {
 		case lua.LString:
 			buf = append(buf, v...)
 		case lua.LNumber:
-			buf = fixExpAt(strconv.AppendFloat(buf, float64(v), 'g', 17, 64), start)
+			buf = lualib.AppendFloatG(buf, float64(v), 17)
 		}
 		argv[i-1] = buf[start:len(buf):len(buf)]
 	}
@@ -1157,7 +1157,7 @@ func (e *luaEngine) aclCheckCmd(L *lua.LState) int {
 		case lua.LString:
 			argv[i-1] = []byte(string(v))
 		case lua.LNumber:
-			argv[i-1] = lualib.FixExp(strconv.AppendFloat(nil, float64(v), 'g', 17, 64))
+			argv[i-1] = lualib.AppendFloatG(nil, float64(v), 17)
 		default:
 			L.Error(luaErrorTable(L, "Lua redis lib command arguments must be strings or integers"), 0)
 		}
