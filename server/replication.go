@@ -1,8 +1,6 @@
 package server
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"net"
@@ -18,6 +16,7 @@ import (
 	"github.com/aofserver/aofserver/fsx"
 	"github.com/aofserver/aofserver/persist"
 	"github.com/aofserver/aofserver/rdb"
+	"github.com/aofserver/aofserver/replication"
 	"golang.org/x/sys/unix"
 )
 
@@ -51,7 +50,7 @@ type replState struct {
 	replid, replid2 string
 	offset          int64 // master_repl_offset
 	secondOffset    int64 // second_repl_offset (-1: none)
-	backlog         *replBacklog
+	backlog         *replication.Backlog
 	selDB           int // slaveseldb: the DB the stream last selected, -1 none
 	replicas        []*replica
 	noReplicasSince time.Time // for repl-backlog-ttl
@@ -67,7 +66,9 @@ type replState struct {
 	diskJob  *persist.Job
 	diskless *disklessXfer
 
-	link *masterLink // replica side (replication_replica.go), nil on a master
+	link *replication.Link // replica side (replication_replica.go), nil on a master
+	// master is the client the link's stream runs as, while it flows.
+	master *client
 
 	// wake defers the replica writers' wake-ups to the end of the network
 	// loop's batch (replWakeLater).
@@ -150,65 +151,6 @@ type replStart struct {
 	timeout time.Duration
 }
 
-// replBacklog is the circular backlog of the stream.
-type replBacklog struct {
-	buf     []byte
-	idx     int   // where the next byte goes
-	histlen int64 // bytes held
-	offset  int64 // repl offset of the first byte held
-	next    int64 // repl offset of the next byte written
-}
-
-func newBacklog(size int, next int64) *replBacklog {
-	return &replBacklog{buf: make([]byte, size), offset: next, next: next}
-}
-
-func (b *replBacklog) write(p []byte) {
-	size := len(b.buf)
-	b.next += int64(len(p))
-	b.histlen += int64(len(p))
-	if len(p) > size {
-		p = p[len(p)-size:] // only the tail can be held
-	}
-	for len(p) > 0 {
-		n := copy(b.buf[b.idx:], p)
-		b.idx = (b.idx + n) % size
-		p = p[n:]
-	}
-	if b.histlen > int64(size) {
-		b.histlen = int64(size)
-	}
-	b.offset = b.next - b.histlen
-}
-
-// from returns the held bytes from repl offset off on.
-func (b *replBacklog) from(off int64) []byte {
-	skip := off - b.offset
-	n := int(b.histlen - skip)
-	out := make([]byte, 0, n)
-	size := len(b.buf)
-	start := (b.idx - n + size) % size
-	if start+n <= size {
-		return append(out, b.buf[start:start+n]...)
-	}
-	out = append(out, b.buf[start:]...)
-	return append(out, b.buf[:n-(size-start)]...)
-}
-
-// resize keeps the newest bytes that fit (CONFIG SET repl-backlog-size).
-func (b *replBacklog) resize(size int) {
-	if size == len(b.buf) {
-		return
-	}
-	keep := b.histlen
-	if keep > int64(size) {
-		keep = int64(size)
-	}
-	data := b.from(b.next - keep)
-	*b = *newBacklog(size, b.next-keep)
-	b.write(data)
-}
-
 // ------------------------------------------------------------- settings
 
 // replCfg reads a replication directive the typed configuration does not
@@ -227,19 +169,11 @@ func (s *Server) replCfgInt(name string) int64 {
 
 func (s *Server) replCfgYes(name string) bool { return s.replCfg(name) == "yes" }
 
-func randomHex40() string {
-	var b [20]byte
-	rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
-
-const zeroReplID = "0000000000000000000000000000000000000000"
-
 // replInit gives the server its replication ID (Redis sets one at start).
 func (s *Server) replInit() {
 	if s.repl.replid == "" {
-		s.repl.replid = randomHex40()
-		s.repl.replid2 = zeroReplID
+		s.repl.replid = replication.RandomID()
+		s.repl.replid2 = replication.ZeroID
 		s.repl.secondOffset = -1
 		s.repl.selDB = -1
 	}
@@ -251,7 +185,7 @@ func (s *Server) shiftReplicationID() {
 	s.replInit()
 	s.repl.replid2 = s.repl.replid
 	s.repl.secondOffset = s.repl.offset + 1
-	s.repl.replid = randomHex40()
+	s.repl.replid = replication.RandomID()
 	s.log.Info().Msgf("Setting secondary replication ID to %s, valid up to offset: %d. New replication ID is %s",
 		s.repl.replid2, s.repl.secondOffset, s.repl.replid)
 }
@@ -261,7 +195,7 @@ func (s *Server) createBacklog() {
 	if size <= 0 {
 		size = 1 << 20
 	}
-	s.repl.backlog = newBacklog(int(size), s.repl.offset+1)
+	s.repl.backlog = replication.NewBacklog(int(size), s.repl.offset+1)
 }
 
 // propagating reports whether propagated ops are collected: for the AOF,
@@ -285,7 +219,7 @@ func (s *Server) replFeedOps(ops []aof.Op, wrap bool) {
 	db := s.repl.selDB
 	add := func(d int, argv [][]byte) {
 		if d >= 0 && d != db {
-			buf = appendSelectCmd(buf, d)
+			buf = replication.AppendSelect(buf, d)
 			db = d
 		}
 		buf = aof.AppendCommand(buf, argv)
@@ -306,17 +240,13 @@ func (s *Server) replFeedOps(ops []aof.Op, wrap bool) {
 	}
 }
 
-func appendSelectCmd(b []byte, db int) []byte {
-	return aof.AppendCommand(b, [][]byte{[]byte("SELECT"), strconv.AppendInt(nil, int64(db), 10)})
-}
-
 // replFeedBytes adds encoded stream bytes to the backlog and to every
 // replica past the snapshot instant.
 func (s *Server) replFeedBytes(buf []byte) {
 	if len(buf) == 0 || s.repl.backlog == nil {
 		return
 	}
-	s.repl.backlog.write(buf)
+	s.repl.backlog.Write(buf)
 	s.repl.offset += int64(len(buf))
 	for _, r := range s.repl.replicas {
 		if r.state != replWaitBgsaveStart {
@@ -514,7 +444,7 @@ func replconfCommand(c *client, argv [][]byte) {
 			return
 		case "getack":
 			if l := s.repl.link; l != nil && c.flags&flagMaster != 0 {
-				l.sendAck(s)
+				l.SendAck(s.repl.offset)
 			}
 			return
 		case "rdb-only":
@@ -583,7 +513,7 @@ func syncCommand(c *client, argv [][]byte) {
 		c.err("NOMASTERLINK Can't SYNC while failing over")
 		return
 	}
-	if l := s.repl.link; l != nil && l.state != linkConnected {
+	if l := s.repl.link; l != nil && !l.Connected() {
 		c.err("NOMASTERLINK Can't SYNC while not connected with my master")
 		return
 	}
@@ -618,8 +548,8 @@ func syncCommand(c *client, argv [][]byte) {
 	s.attachReplica(r)
 	if s.repl.backlog == nil {
 		// A new history: a new ID, no ID2 (Redis syncCommand).
-		s.repl.replid = randomHex40()
-		s.repl.replid2 = zeroReplID
+		s.repl.replid = replication.RandomID()
+		s.repl.replid2 = replication.ZeroID
 		s.repl.secondOffset = -1
 		s.createBacklog()
 		s.log.Info().Msgf("Replication backlog created, my new replication IDs are '%s' and '%s'", s.repl.replid, s.repl.replid2)
@@ -666,7 +596,7 @@ func (s *Server) tryPartialResync(c *client, r *replica, argv [][]byte) bool {
 		return false
 	}
 	b := s.repl.backlog
-	if b == nil || off < b.offset || off > b.offset+b.histlen {
+	if b == nil || !b.Holds(off) {
 		s.log.Info().Msgf("Unable to partial resync with replica %s for lack of backlog (Replica request was: %d).", r.name(), off)
 		if b != nil && off > s.repl.offset {
 			s.log.Warn().Msgf("Warning: replica %s tried to PSYNC with an offset that is greater than the master replication offset.", r.name())
@@ -680,7 +610,7 @@ func (s *Server) tryPartialResync(c *client, r *replica, argv [][]byte) bool {
 	if r.capaPsync2 {
 		hdr = "+CONTINUE " + s.repl.replid + "\r\n"
 	}
-	data := b.from(off)
+	data := b.From(off)
 	c.pushMu.Lock()
 	c.pushBuf = append(c.pushBuf, data...)
 	c.pushMu.Unlock()
@@ -858,7 +788,7 @@ func (s *Server) startDisklessXfer(rs []*replica) {
 	} else {
 		sn = s.startSnapshot(false)
 	}
-	x := &disklessXfer{sn: sn, mark: randomHex40(), replicas: rs, done: make(chan struct{}), failed: map[*replica]bool{}, timeout: s.replTimeout()}
+	x := &disklessXfer{sn: sn, mark: replication.RandomID(), replicas: rs, done: make(chan struct{}), failed: map[*replica]bool{}, timeout: s.replTimeout()}
 	s.repl.diskless = x
 	x.ready.Add(len(rs))
 	for _, r := range rs {
@@ -1101,7 +1031,7 @@ func (s *Server) replClosed(c *client) <-chan struct{} {
 func (s *Server) sendRDBFile(r *replica, f io.Reader, size int64, timeout time.Duration) error {
 	c := r.c
 	defer c.conn.SetWriteDeadline(time.Time{})
-	w := deadlineWriter{c.conn, timeout}
+	w := replication.DeadlineWriter{Conn: c.conn, Timeout: timeout}
 	if _, err := w.Write([]byte("$" + strconv.FormatInt(size, 10) + "\r\n")); err != nil {
 		return err
 	}
@@ -1114,17 +1044,6 @@ func (s *Server) sendRDBFile(r *replica, f io.Reader, size int64, timeout time.D
 		err = fmt.Errorf("RDB changed while sent: %d of %d bytes", n, size)
 	}
 	return err
-}
-
-// deadlineWriter renews the connection's write deadline before each write.
-type deadlineWriter struct {
-	c       net.Conn
-	timeout time.Duration
-}
-
-func (d deadlineWriter) Write(p []byte) (int, error) {
-	d.c.SetWriteDeadline(time.Now().Add(d.timeout))
-	return d.c.Write(p)
 }
 
 // replTimeout is repl-timeout as a duration (under mu).
@@ -1272,7 +1191,7 @@ func (s *Server) replStartCron() {
 func (s *Server) replicationCron() {
 	s.repl.cronLoops++
 	if l := s.repl.link; l != nil {
-		l.cron(s)
+		l.SendAck(s.repl.offset) // the replica's part: an ACK a second
 	}
 	period := s.replCfgInt("repl-ping-replica-period")
 	if period <= 0 {
@@ -1303,8 +1222,8 @@ func (s *Server) replicationCron() {
 		ttl := s.replCfgInt("repl-backlog-ttl")
 		if ttl > 0 && time.Since(s.repl.noReplicasSince) > time.Duration(ttl)*time.Second {
 			// A new ID: a replica of the old history cannot continue.
-			s.repl.replid = randomHex40()
-			s.repl.replid2 = zeroReplID
+			s.repl.replid = replication.RandomID()
+			s.repl.replid2 = replication.ZeroID
 			s.repl.secondOffset = -1
 			s.repl.backlog = nil
 			s.log.Info().Msgf("Replication backlog freed after %d seconds without connected replicas.", ttl)
@@ -1312,7 +1231,7 @@ func (s *Server) replicationCron() {
 	}
 	if b := s.repl.backlog; b != nil {
 		if size := int(s.replCfgInt("repl-backlog-size")); size > 0 {
-			b.resize(size)
+			b.Resize(size)
 		}
 	}
 	s.refreshGoodReplicas()
@@ -1379,7 +1298,10 @@ func (s *Server) infoReplication(f func(k string, v any)) {
 	s.replInit()
 	if l := s.repl.link; l != nil {
 		f("role", "slave")
-		l.info(s, f)
+		l.Info(s.repl.offset, f)
+		f("slave_priority", s.replCfgInt("replica-priority"))
+		f("slave_read_only", b2i(s.replCfgYes("replica-read-only")))
+		f("replica_announced", b2i(s.replCfgYes("replica-announced")))
 	} else {
 		f("role", "master")
 	}
@@ -1409,9 +1331,9 @@ func (s *Server) infoReplication(f func(k string, v any)) {
 		return
 	}
 	f("repl_backlog_active", 1)
-	f("repl_backlog_size", len(b.buf))
-	f("repl_backlog_first_byte_offset", b.offset)
-	f("repl_backlog_histlen", b.histlen)
+	f("repl_backlog_size", b.Size())
+	f("repl_backlog_first_byte_offset", b.FirstOffset())
+	f("repl_backlog_histlen", b.HistLen())
 }
 
 // hasType is CLIENT LIST/KILL TYPE's test (Redis getClientType).
@@ -1431,7 +1353,16 @@ func (c *client) hasType(typ string) bool {
 func (s *Server) roleReply(c *client) {
 	s.replInit()
 	if l := s.repl.link; l != nil {
-		l.role(s, c)
+		c.arrayLen(5)
+		c.bulkString("slave")
+		c.bulkString(l.Host())
+		c.integer(int64(l.Port()))
+		c.bulkString(l.StateName())
+		if l.Connected() {
+			c.integer(s.repl.offset)
+		} else {
+			c.integer(-1)
+		}
 		return
 	}
 	c.arrayLen(3)

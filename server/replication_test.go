@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/aofserver/aofserver/internal/testsrv"
+	"github.com/aofserver/aofserver/replication"
 )
 
 // Replication tests against a real redis-server 7.0 on the other end of
@@ -686,7 +687,7 @@ func (fm *fakeMaster) serve(nc net.Conn) {
 	br := bufio.NewReader(nc)
 	for {
 		nc.SetReadDeadline(time.Now().Add(30 * time.Second))
-		argv, _, err := readCommand(br)
+		argv, _, err := replication.ReadCommand(br)
 		if err != nil || len(argv) == 0 {
 			return
 		}
