@@ -250,6 +250,15 @@ type Strings interface {
 	// SetRawString is SetKey for a string: b, owned by the keyspace from
 	// now on, replaces key's value and TTL (BITOP's result).
 	SetRawString(key []byte, b []byte)
+	// SetString stores a copy of val under key, replacing any value, and
+	// its TTL unless keepTTL (SET, MSET, APPEND to a new key).
+	SetString(key, val []byte, keepTTL bool)
+	// SetOwnedString stores b, owned by the keyspace from now on, under
+	// key: in the place of the string the command looked up for writing
+	// (its TTL, LRU clock and snapshot mark kept), or as a new key if
+	// there is none (INCR's result). embstr keeps a number out of the int
+	// encoding (INCRBYFLOAT's result, as Redis stores it).
+	SetOwnedString(key, b []byte, embstr bool)
 	// BeforeModify hands key's value to an active snapshot before a
 	// change in place that no write lookup preceded (PFCOUNT's cache).
 	BeforeModify(key []byte)

@@ -12,6 +12,7 @@ import (
 	"github.com/aofserver/aofserver/command/listcmd"
 	"github.com/aofserver/aofserver/command/setcmd"
 	"github.com/aofserver/aofserver/command/sortcmd"
+	"github.com/aofserver/aofserver/command/strcmd"
 	"github.com/aofserver/aofserver/command/streamcmd"
 	"github.com/aofserver/aofserver/command/zsetcmd"
 	"github.com/aofserver/aofserver/config"
@@ -31,6 +32,7 @@ var seamGroups = []*seam.Group{
 	&listcmd.Group,
 	&setcmd.Group,
 	&sortcmd.Group,
+	&strcmd.Group,
 	&streamcmd.Group,
 	&zsetcmd.Group,
 	&zsetcmd.GeoGroup,
@@ -161,6 +163,25 @@ func (c *client) AddRawString(key []byte, b []byte) *[]byte {
 func (c *client) GrowString(key []byte, need int) (*[]byte, int) {
 	rs, grown := growString(c.db.keys.GetPtr(bstr(key)), need)
 	return &rs.b, grown
+}
+
+func (c *client) SetString(key, val []byte, keepTTL bool) {
+	c.srv.setKey(c.db, key, c.srv.newString(val), keepTTL)
+}
+
+func (c *client) SetOwnedString(key, b []byte, embstr bool) {
+	nv := newStringEntryOwned(b)
+	if embstr {
+		nv.meta |= metaNoIntBit
+	}
+	if p := c.db.keys.GetPtr(bstr(key)); p != nil {
+		lru, mark := p.lru(), p.snapMark()
+		*p = nv
+		p.setLRU(lru)
+		p.setSnapMark(mark)
+		return
+	}
+	c.srv.addKey(c.db, key, nv)
 }
 
 func (c *client) SetRawString(key []byte, b []byte) {

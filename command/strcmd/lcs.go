@@ -1,8 +1,9 @@
-package server
+package strcmd
 
 import (
 	"math"
 
+	"github.com/aofserver/aofserver/command"
 	"github.com/aofserver/aofserver/rstring"
 )
 
@@ -11,26 +12,14 @@ import (
 // then one walk back from its corner that yields both the subsequence and
 // the matching ranges, last range first.
 
-func init() {
-	register(&command{name: "lcs", arity: -3, flags: cmdReadonly, firstKey: 1, lastKey: 2, step: 1, proc: lcsCommand, group: "string", summary: "Find longest common substring", since: "7.0.0", acl: []string{"@read", "@string", "@slow"}})
-}
-
 type lcsRange struct{ aStart, aEnd, bStart, bEnd uint32 }
 
-func lcsCommand(c *client, argv [][]byte) {
-	s := c.srv
-	ea, okA := s.lookupRead(c, argv[1])
-	eb, okB := s.lookupRead(c, argv[2])
-	if (okA && ea.typ() != typString) || (okB && eb.typ() != typString) {
-		c.err("ERR The specified keys must contain string values")
+func lcsCommand(c command.Ctx, argv [][]byte) {
+	a, strA, okA := c.LookupReadString(argv[1])
+	b, strB, okB := c.LookupReadString(argv[2])
+	if (okA && !strA) || (okB && !strB) {
+		c.Err("ERR The specified keys must contain string values")
 		return
-	}
-	var a, b []byte
-	if okA {
-		a = ea.str()
-	}
-	if okB {
-		b = eb.str()
 	}
 	var getLen, getIdx, withMatchLen bool
 	var minMatchLen int64
@@ -45,30 +34,30 @@ func lcsCommand(c *client, argv [][]byte) {
 		case rstring.CEqualFold(opt, "withmatchlen"):
 			withMatchLen = true
 		case rstring.CEqualFold(opt, "minmatchlen") && more > 0:
-			v, ok := parseInt(argv[j+1])
+			v, ok := rstring.String2ll(argv[j+1])
 			if !ok {
-				c.errNotInt()
+				c.Err(command.ErrNotInt)
 				return
 			}
 			minMatchLen = max(v, 0)
 			j++
 		default:
-			c.errSyntax()
+			c.Err(command.ErrSyntax)
 			return
 		}
 	}
 	if getIdx && getLen {
-		c.err("ERR If you want both the length and indexes, please just use IDX.")
+		c.Err("ERR If you want both the length and indexes, please just use IDX.")
 		return
 	}
 	if uint64(len(a)) >= math.MaxUint32-1 || uint64(len(b)) >= math.MaxUint32-1 {
-		c.err("ERR String too long for LCS")
+		c.Err("ERR String too long for LCS")
 		return
 	}
 	alen, blen := len(a), len(b)
 	cells := uint64(alen+1) * uint64(blen+1)
-	if cells*4 > uint64(s.cfg.ProtoMaxBulkLen) {
-		c.err("ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len")
+	if cells*4 > uint64(c.Config().ProtoMaxBulkLen) {
+		c.Err("ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len")
 		return
 	}
 	// tab[i*(blen+1)+j] = LCS length of a[:i] and b[:j].
@@ -90,7 +79,7 @@ func lcsCommand(c *client, argv [][]byte) {
 	}
 	total := tab[alen*w+blen]
 	if getLen {
-		c.integer(int64(total))
+		c.Integer(int64(total))
 		return
 	}
 
@@ -142,28 +131,28 @@ func lcsCommand(c *client, argv [][]byte) {
 		}
 	}
 	if !getIdx {
-		c.bulk(res)
+		c.Bulk(res)
 		return
 	}
-	c.mapLen(2)
-	c.bulkString("matches")
-	c.arrayLen(len(ranges))
+	c.MapLen(2)
+	c.BulkString("matches")
+	c.ArrayLen(len(ranges))
 	for _, r := range ranges {
 		if withMatchLen {
-			c.arrayLen(3)
+			c.ArrayLen(3)
 		} else {
-			c.arrayLen(2)
+			c.ArrayLen(2)
 		}
-		c.arrayLen(2)
-		c.integer(int64(r.aStart))
-		c.integer(int64(r.aEnd))
-		c.arrayLen(2)
-		c.integer(int64(r.bStart))
-		c.integer(int64(r.bEnd))
+		c.ArrayLen(2)
+		c.Integer(int64(r.aStart))
+		c.Integer(int64(r.aEnd))
+		c.ArrayLen(2)
+		c.Integer(int64(r.bStart))
+		c.Integer(int64(r.bEnd))
 		if withMatchLen {
-			c.integer(int64(r.aEnd - r.aStart + 1))
+			c.Integer(int64(r.aEnd - r.aStart + 1))
 		}
 	}
-	c.bulkString("len")
-	c.integer(int64(total))
+	c.BulkString("len")
+	c.Integer(int64(total))
 }
