@@ -37,13 +37,18 @@
 //
 // Each command is an entry of the command table (command.go), with Redis
 // 7.0.15's metadata (package cmdmeta), that call (dispatch.go) runs. The
-// data-type groups (hash, list, set, sorted set and geo, HyperLogLog,
-// bitmap, SORT) are packages of their own under command/, written against
-// package command
+// data-type groups (string, hash, list, set, sorted set and geo, stream,
+// HyperLogLog, bitmap, SORT) and the generic commands on named keys (DEL,
+// EXISTS, TYPE, RENAME, EXPIRE, TTL, ...) are packages of their own under
+// command/, written against package command
 // (imported as seam): *client implements its Ctx with one-line methods and
 // seamGroups registers each group (seam.go). They never import server; the
-// blocking forms of their pops stay here, where blocking lives, and call
-// the groups' exported serve functions.
+// blocking forms of the list and sorted-set pops stay here, where blocking
+// lives, and call the groups' exported serve functions; XREAD and
+// XREADGROUP, which know whether to block only after reading, park the
+// client through the seam's Blocker. How a string is held, and the
+// commands on whole databases (KEYS, SCAN, FLUSHALL, SWAPDB, ...), stay
+// here with the keyspace.
 //
 // # Propagation
 //
