@@ -2,7 +2,6 @@ package server
 
 import (
 	"net"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -188,7 +187,6 @@ func newClient(s *Server, nc net.Conn, id int64) *client {
 // Reply helpers append to c.out: RESP2, or RESP3 after HELLO 3 where
 // the type differs (see the protocol-aware helpers below).
 
-func (c *client) addReplyRaw(b []byte)    { c.out = append(c.out, b...) }
 func (c *client) addReplyString(s string) { c.out = append(c.out, s...) }
 func (c *client) ok()                     { c.out = append(c.out, "+OK\r\n"...) }
 func (c *client) status(s string)         { c.out = redcon.AppendString(c.out, s) }
@@ -197,7 +195,6 @@ func (c *client) bulkString(s string)     { c.out = redcon.AppendBulkString(c.ou
 func (c *client) integer(n int64)         { c.out = redcon.AppendInt(c.out, n) }
 func (c *client) arrayLen(n int)          { c.out = redcon.AppendArray(c.out, n) }
 func (c *client) emptyArray()             { c.out = append(c.out, "*0\r\n"...) }
-func (c *client) bulkInt(n int64)         { c.out = redcon.AppendBulk(c.out, strconv.AppendInt(nil, n, 10)) }
 func (c *client) bulkDouble(f float64)    { c.out = redcon.AppendBulk(c.out, resp.FormatDouble(f)) }
 
 // Protocol-aware helpers: RESP3 types for a client that sent HELLO 3, their
