@@ -282,8 +282,8 @@ func (s *Server) serveBlocked(c *client, bs *blockState, key string) {
 	bs.readyKey = key
 	start := monoNow()
 	served := bs.serve(c, bs.argv, true)
-	if len(s.tracking.pending) > 0 {
-		s.trackingHandlePending() // behind the reply, as Redis's afterCommand
+	if s.tracking.Pending() {
+		s.tracking.HandlePending() // behind the reply, as Redis's afterCommand
 	}
 	failed := s.curCmdFailed
 	c.db, s.curCmdFailed, s.curClient = prevDB, prevFailed, prevClient

@@ -12,6 +12,7 @@ import (
 	"github.com/aofserver/aofserver/aof"
 	"github.com/aofserver/aofserver/pubsub"
 	"github.com/aofserver/aofserver/resp"
+	"github.com/aofserver/aofserver/tracking"
 
 	seam "github.com/aofserver/aofserver/command"
 )
@@ -125,9 +126,7 @@ type client struct {
 	logArgv [][]byte
 
 	// client-side caching (tracking.go)
-	trackFlags    uint32
-	trackRedir    int64
-	trackPrefixes map[string]struct{}
+	trk tracking.Client // CLIENT TRACKING's state
 	// pushDraining asks the push writer to write what is queued and stop;
 	// pushDone is closed when it has (both under pushMu).
 	pushDraining bool

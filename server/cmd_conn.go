@@ -7,6 +7,7 @@ import (
 
 	"github.com/aofserver/aofserver/acl"
 	"github.com/aofserver/aofserver/pubsub"
+	"github.com/aofserver/aofserver/tracking"
 )
 
 func init() {
@@ -78,8 +79,8 @@ func resetCommand(c *client, argv [][]byte) {
 		delete(s.monitors, c)
 		c.flags &^= flagMonitor
 	}
-	if c.trackFlags&trackOn != 0 {
-		s.disableTracking(c)
+	if c.trk.Flags()&tracking.On != 0 {
+		s.tracking.Disable(c)
 	}
 	c.db = s.dbs[0]
 	c.resp = 2
@@ -176,7 +177,7 @@ func helloCommand(c *client, argv [][]byte) {
 	}
 	if ver != 0 {
 		c.resp = int(ver)
-		if c.resp == 3 && c.trackFlags&trackOn != 0 {
+		if c.resp == 3 && c.trk.Flags()&tracking.On != 0 {
 			c.goAsync() // invalidations may now come at any time
 		}
 	}
@@ -261,13 +262,13 @@ func (c *client) infoLineOmem(viewer *client, omem int64) string {
 	if c.flags&flagBlocked != 0 {
 		fl = append(fl, 'b')
 	}
-	if c.trackFlags&trackOn != 0 {
+	if c.trk.Flags()&tracking.On != 0 {
 		fl = append(fl, 't')
 	}
-	if c.trackFlags&trackBrokenRedir != 0 {
+	if c.trk.Flags()&tracking.BrokenRedir != 0 {
 		fl = append(fl, 'R')
 	}
-	if c.trackFlags&trackBcast != 0 {
+	if c.trk.Flags()&tracking.Bcast != 0 {
 		fl = append(fl, 'B')
 	}
 	if c.flags&flagDirtyCAS != 0 {
@@ -301,8 +302,8 @@ func (c *client) infoLineOmem(viewer *client, omem int64) string {
 		cmd = "NULL"
 	}
 	redir := int64(-1)
-	if c.trackFlags&trackOn != 0 {
-		redir = c.trackRedir
+	if c.trk.Flags()&tracking.On != 0 {
+		redir = c.trk.Redir()
 	}
 	// The query buffer as Redis would hold it (resp.Reader.QB); while the
 	// viewer's own command runs, it still holds the whole read.
@@ -549,13 +550,13 @@ func clientTrackingCommand(c *client, argv [][]byte) {
 			}
 			redir = n
 		case eqFold(argv[j], "bcast"):
-			options |= trackBcast
+			options |= tracking.Bcast
 		case eqFold(argv[j], "optin"):
-			options |= trackOptin
+			options |= tracking.Optin
 		case eqFold(argv[j], "optout"):
-			options |= trackOptout
+			options |= tracking.Optout
 		case eqFold(argv[j], "noloop"):
-			options |= trackNoloop
+			options |= tracking.Noloop
 		case eqFold(argv[j], "prefix") && more > 0:
 			j++
 			prefixes = append(prefixes, string(argv[j]))
@@ -566,32 +567,37 @@ func clientTrackingCommand(c *client, argv [][]byte) {
 	}
 	switch {
 	case eqFold(argv[2], "on"):
-		if options&trackBcast == 0 && len(prefixes) > 0 {
+		if options&tracking.Bcast == 0 && len(prefixes) > 0 {
 			c.err("ERR PREFIX option requires BCAST mode to be enabled")
 			return
 		}
-		if c.trackFlags&trackOn != 0 && (c.trackFlags&trackBcast != 0) != (options&trackBcast != 0) {
+		if c.trk.Flags()&tracking.On != 0 && (c.trk.Flags()&tracking.Bcast != 0) != (options&tracking.Bcast != 0) {
 			c.err("ERR You can't switch BCAST mode on/off before disabling tracking for this client, and then re-enabling it with a different mode.")
 			return
 		}
-		if options&trackBcast != 0 && options&(trackOptin|trackOptout) != 0 {
+		if options&tracking.Bcast != 0 && options&(tracking.Optin|tracking.Optout) != 0 {
 			c.err("ERR OPTIN and OPTOUT are not compatible with BCAST")
 			return
 		}
-		if options&trackOptin != 0 && options&trackOptout != 0 {
+		if options&tracking.Optin != 0 && options&tracking.Optout != 0 {
 			c.err("ERR You can't specify both OPTIN mode and OPTOUT mode")
 			return
 		}
-		if options&trackOptin != 0 && c.trackFlags&trackOptout != 0 || options&trackOptout != 0 && c.trackFlags&trackOptin != 0 {
+		if options&tracking.Optin != 0 && c.trk.Flags()&tracking.Optout != 0 || options&tracking.Optout != 0 && c.trk.Flags()&tracking.Optin != 0 {
 			c.err("ERR You can't switch OPTIN/OPTOUT mode before disabling tracking for this client, and then re-enabling it with a different mode.")
 			return
 		}
-		if options&trackBcast != 0 && !checkPrefixCollisions(c, prefixes) {
-			return
+		if options&tracking.Bcast != 0 {
+			if msg, stop := tracking.PrefixCollision(&c.trk, prefixes); msg != "" {
+				c.err(msg)
+				if stop {
+					return
+				}
+			}
 		}
 		s.enableTracking(c, redir, options, prefixes)
 	case eqFold(argv[2], "off"):
-		s.disableTracking(c)
+		s.tracking.Disable(c)
 	default:
 		c.errSyntax()
 		return
@@ -600,18 +606,18 @@ func clientTrackingCommand(c *client, argv [][]byte) {
 }
 
 func clientCachingCommand(c *client, argv [][]byte) {
-	if c.trackFlags&trackOn == 0 {
+	if c.trk.Flags()&tracking.On == 0 {
 		c.err("ERR CLIENT CACHING can be called only when the client is in tracking mode with OPTIN or OPTOUT mode enabled")
 		return
 	}
 	switch {
 	case eqFold(argv[2], "yes"):
-		if c.trackFlags&trackOptin == 0 {
+		if c.trk.Flags()&tracking.Optin == 0 {
 			c.err("ERR CLIENT CACHING YES is only valid when tracking is enabled in OPTIN mode.")
 			return
 		}
 	case eqFold(argv[2], "no"):
-		if c.trackFlags&trackOptout == 0 {
+		if c.trk.Flags()&tracking.Optout == 0 {
 			c.err("ERR CLIENT CACHING NO is only valid when tracking is enabled in OPTOUT mode.")
 			return
 		}
@@ -619,43 +625,43 @@ func clientCachingCommand(c *client, argv [][]byte) {
 		c.errSyntax()
 		return
 	}
-	c.trackFlags |= trackCaching
+	c.trk.SetCaching()
 	c.ok()
 }
 
 func clientGetredirCommand(c *client, argv [][]byte) {
-	if c.trackFlags&trackOn != 0 {
-		c.integer(c.trackRedir)
+	if c.trk.Flags()&tracking.On != 0 {
+		c.integer(c.trk.Redir())
 		return
 	}
 	c.integer(-1)
 }
 
 func clientTrackinginfoCommand(c *client, argv [][]byte) {
-	f := c.trackFlags
+	f := c.trk.Flags()
 	flags := []string{"off"}
-	if f&trackOn != 0 {
+	if f&tracking.On != 0 {
 		flags[0] = "on"
 	}
-	if f&trackBcast != 0 {
+	if f&tracking.Bcast != 0 {
 		flags = append(flags, "bcast")
 	}
-	if f&trackOptin != 0 {
+	if f&tracking.Optin != 0 {
 		flags = append(flags, "optin")
-		if f&trackCaching != 0 {
+		if f&tracking.Caching != 0 {
 			flags = append(flags, "caching-yes")
 		}
 	}
-	if f&trackOptout != 0 {
+	if f&tracking.Optout != 0 {
 		flags = append(flags, "optout")
-		if f&trackCaching != 0 {
+		if f&tracking.Caching != 0 {
 			flags = append(flags, "caching-no")
 		}
 	}
-	if f&trackNoloop != 0 {
+	if f&tracking.Noloop != 0 {
 		flags = append(flags, "noloop")
 	}
-	if f&trackBrokenRedir != 0 {
+	if f&tracking.BrokenRedir != 0 {
 		flags = append(flags, "broken_redirect")
 	}
 	c.mapLen(3)
@@ -665,13 +671,13 @@ func clientTrackinginfoCommand(c *client, argv [][]byte) {
 		c.bulkString(fl)
 	}
 	c.bulkString("redirect")
-	if f&trackOn != 0 {
-		c.integer(c.trackRedir)
+	if f&tracking.On != 0 {
+		c.integer(c.trk.Redir())
 	} else {
 		c.integer(-1)
 	}
 	c.bulkString("prefixes")
-	ps := sortedPrefixes(c)
+	ps := c.trk.Prefixes()
 	c.arrayLen(len(ps))
 	for _, p := range ps {
 		c.bulkString(p)

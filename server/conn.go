@@ -8,6 +8,7 @@ import (
 
 	"github.com/aofserver/aofserver/aof"
 	"github.com/aofserver/aofserver/resp"
+	"github.com/aofserver/aofserver/tracking"
 )
 
 const deniedProtectedMode = "-DENIED Redis is running in protected mode because protected mode is enabled and no password is set for the default user. In this mode connections are only accepted from the loopback interface. If you want to connect from external computers to Redis you may adopt one of the following solutions: 1) Just disable protected mode sending the command 'CONFIG SET protected-mode no' from the loopback interface by connecting to Redis from the same host the server is running, however MAKE SURE Redis is not publicly accessible from internet if you do so. Use CONFIG REWRITE to make this change permanent. 2) Alternatively you can just disable the protected mode by editing the Redis configuration file, and setting the protected mode option to 'no', and then restarting the server. 3) If you started the server manually just for testing, restart it with the '--protected-mode no' option. 4) Set up an authentication password for the default user. NOTE: You only need to do one of the above things in order for the server to start accepting connections from the outside.\r\n"
@@ -279,7 +280,7 @@ func (s *Server) execChunk(c *client, i, n int) (next int, a *aof.AOF, ok bool) 
 			break
 		}
 	}
-	s.trackingEndBatch(c)
+	s.tracking.EndBatch(c)
 	if n := int64(len(c.out)); n != 0 || c.outHeld.Load() != 0 {
 		c.outHeld.Store(n) // until written: see wroteOut
 	}
@@ -325,8 +326,8 @@ func (s *Server) writeOut(c *client, b []byte) bool {
 // freeClient unregisters c (under mu).
 func (s *Server) freeClient(c *client) {
 	delete(s.clients, c.id)
-	if c.trackFlags&trackOn != 0 {
-		s.disableTracking(c)
+	if c.trk.Flags()&tracking.On != 0 {
+		s.tracking.Disable(c)
 	}
 	s.unwatchAll(c)
 	s.pubsubUnsubscribeAll(c)

@@ -242,7 +242,7 @@ func (s *Server) call(c *client, cmd *command, argv [][]byte) {
 		dur = time.Duration(monoNow() - start)
 	}
 	s.execDepth--
-	if s.tracking.table != nil {
+	if s.tracking.Active() {
 		s.trackingAfterCall(c, cmd, argv)
 	}
 	// total_commands_processed and the command's stats count what call()

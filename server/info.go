@@ -107,7 +107,7 @@ func (s *Server) genInfo(want map[string]bool) string {
 		f("client_recent_max_input_buffer", s.stats.ibufPeak.recent())
 		f("client_recent_max_output_buffer", s.recentMaxOutputBuffer())
 		f("blocked_clients", blocked+s.blockedCount())
-		f("tracking_clients", s.tracking.clients)
+		f("tracking_clients", s.tracking.Clients())
 		f("clients_in_timeout_table", 0)
 		_ = pubsub
 	}
@@ -226,9 +226,9 @@ func (s *Server) genInfo(want map[string]bool) string {
 		f("active_defrag_key_misses", 0)
 		f("total_active_defrag_time", 0)
 		f("current_active_defrag_time", 0)
-		f("tracking_total_keys", len(s.tracking.table))
-		f("tracking_total_items", s.tracking.items)
-		f("tracking_total_prefixes", len(s.tracking.prefixes))
+		f("tracking_total_keys", s.tracking.Keys())
+		f("tracking_total_items", s.tracking.Items())
+		f("tracking_total_prefixes", s.tracking.Prefixes())
 		f("unexpected_error_replies", st.unexpectedErrs)
 		f("total_error_replies", st.totalErrorReplies)
 		f("dump_payload_sanitizations", 0)

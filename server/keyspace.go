@@ -226,8 +226,8 @@ func (s *Server) signalModifiedKey(db *DB, key []byte) {
 // signalModifiedKeyBy is signalModifiedKey naming the client that made the
 // change (nil for an expiry): client-side caching's NOLOOP skips its own.
 func (s *Server) signalModifiedKeyBy(by *client, db *DB, key []byte) {
-	if s.tracking.table != nil {
-		s.trackingInvalidateKey(by, key, true)
+	if s.tracking.Active() {
+		s.tracking.Invalidate(peer(by), key, true)
 	}
 	if len(db.watched) == 0 {
 		return

@@ -1,6 +1,9 @@
 package server
 
-import "github.com/aofserver/aofserver/pubsub"
+import (
+	"github.com/aofserver/aofserver/pubsub"
+	"github.com/aofserver/aofserver/tracking"
+)
 
 // pubsubHost is the Server as package pubsub's Host.
 type pubsubHost Server
@@ -166,7 +169,7 @@ func (s *Server) publish(channel, msg []byte) int { return s.pubsub.Publish(chan
 // writes it into the same buffer: between EXEC's elements, before a
 // script's result. Like every push it survives CLIENT REPLY OFF/SKIP.
 func (s *Server) deliverMessage(c *client, h, msg, tail []byte) {
-	if c != s.curClient && c != s.tracking.outClient {
+	if c != s.curClient && s.tracking.Out() != tracking.Peer(c) {
 		c.pushParts(h, msg, tail)
 		return
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/aofserver/aofserver/fsx"
 	"github.com/aofserver/aofserver/pubsub"
 	"github.com/aofserver/aofserver/scripting"
+	"github.com/aofserver/aofserver/tracking"
 )
 
 // Version is the Redis version we answer as (INFO redis_version, HELLO).
@@ -125,8 +126,8 @@ type Server struct {
 	pausedUntil      time.Time
 	pauseWrites      bool
 
-	pause    pauseState    // CLIENT PAUSE's postponed clients (pause.go)
-	tracking trackingState // client-side caching (tracking.go)
+	pause    pauseState      // CLIENT PAUSE's postponed clients (pause.go)
+	tracking *tracking.Table // client-side caching (tracking.go)
 
 	// listPackedThreshold is DEBUG QUICKLIST-PACKED-THRESHOLD: list
 	// elements this large get a plain quicklist node (0: Redis's 1 GB).
@@ -214,6 +215,7 @@ func New(cfg *config.Config, log zerolog.Logger) (*Server, error) {
 		s.dbs[i] = newDB(i)
 	}
 	s.pubsub = pubsub.New((*pubsubHost)(s))
+	s.tracking = tracking.New((*trackingHost)(s))
 	s.notifyFlags = notifyUnknown
 	s.slowlog.init()
 	s.initPersist()
