@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/aofserver/aofserver/dict"
+	"github.com/aofserver/aofserver/evict"
 	"github.com/aofserver/aofserver/memsize"
 )
 
@@ -60,41 +61,15 @@ const (
 	memExpNode = 56         // dictNode[int64] (32) + bucket + the key copy
 )
 
-// Policies, as Redis's MAXMEMORY_* values: flags, then an index.
+// The policies, as package evict's (cmd_keys.go's OBJECT FREQ/IDLETIME
+// read them by these names).
 const (
-	evFlagLRU     = 1 << 0
-	evFlagLFU     = 1 << 1
-	evFlagAllkeys = 1 << 2
-
-	evVolatileLRU    = 0<<8 | evFlagLRU
-	evVolatileLFU    = 1<<8 | evFlagLFU
-	evVolatileTTL    = 2 << 8
-	evVolatileRandom = 3 << 8
-	evAllkeysLRU     = 4<<8 | evFlagLRU | evFlagAllkeys
-	evAllkeysLFU     = 5<<8 | evFlagLFU | evFlagAllkeys
-	evAllkeysRandom  = 6<<8 | evFlagAllkeys
-	evNoEviction     = 7 << 8
+	evFlagLRU     = evict.FlagLRU
+	evFlagLFU     = evict.FlagLFU
+	evFlagAllkeys = evict.FlagAllkeys
+	evVolatileTTL = evict.VolatileTTL
+	evNoEviction  = evict.NoEviction
 )
-
-func parsePolicy(name string) int {
-	switch name {
-	case "volatile-lru":
-		return evVolatileLRU
-	case "volatile-lfu":
-		return evVolatileLFU
-	case "volatile-ttl":
-		return evVolatileTTL
-	case "volatile-random":
-		return evVolatileRandom
-	case "allkeys-lru":
-		return evAllkeysLRU
-	case "allkeys-lfu":
-		return evAllkeysLFU
-	case "allkeys-random":
-		return evAllkeysRandom
-	}
-	return evNoEviction
-}
 
 // performEvictions results.
 const (
@@ -103,24 +78,11 @@ const (
 	evictFail           // over, nothing left to evict
 )
 
-const (
-	evpoolSize  = 16 // EVPOOL_SIZE
-	lfuInitVal  = 5  // LFU_INIT_VAL
-	lruClockRes = 1000
-)
-
-type evictPoolEntry struct {
-	idle uint64 // higher is a better candidate
-	key  []byte // reused buffer; nil when the slot is empty
-	buf  []byte
-	dbid int
-}
-
 type evictState struct {
 	policyName string // cfg string the cached policy was parsed from
-	policy     int
+	policy     evict.Policy
 
-	pool    [evpoolSize]evictPoolEntry
+	pool    evict.Pool
 	samples []*dict.Node[entry]
 	expSamp []*dict.Node[int64]
 	nextDB  int
@@ -128,10 +90,8 @@ type evictState struct {
 	// procRunning: an eviction goroutine continues a cycle that ran out of
 	// time (Redis's evictionTimeProc).
 	procRunning bool
-	// exceededAt is when used memory last went over the limit (0: under);
-	// exceededTotal sums the closed periods (total_eviction_exceeded_time).
-	exceededAt    int64
-	exceededTotal time.Duration
+	// exceeded: total/current_eviction_exceeded_time.
+	exceeded evict.Exceeded
 	// preCommandOOM: the last command found memory full with nothing to
 	// evict (scripts check it, as server.pre_command_oom_state).
 	preCommandOOM bool
@@ -358,64 +318,24 @@ func (s *Server) usedMemoryPeak(used int64) int64 {
 // ---------------------------------------------------------------------------
 // LRU and LFU fields (the entry's 24-bit clock).
 
-func (s *Server) evictPolicy() int {
+func (s *Server) evictPolicy() evict.Policy {
 	if s.cfg.MaxMemoryPolicy != s.ev.policyName {
 		s.ev.policyName = s.cfg.MaxMemoryPolicy
-		s.ev.policy = parsePolicy(s.ev.policyName)
+		s.ev.policy = evict.ParsePolicy(s.ev.policyName)
 	}
 	return s.ev.policy
 }
 
-// lfuTimeInMinutes is LFUGetTimeInMinutes.
-func (s *Server) lfuTimeInMinutes() uint32 { return uint32(time.Now().Unix()/60) & 65535 }
-
-// lfuTimeElapsed is LFUTimeElapsed: minutes since ldt, wrapping once.
-func (s *Server) lfuTimeElapsed(ldt uint32) uint32 {
-	now := s.lfuTimeInMinutes()
-	if now >= ldt {
-		return now - ldt
-	}
-	return 65535 - ldt + now
-}
-
-// lfuLogIncr is LFULogIncr: the counter grows with probability
-// 1/((counter-LFU_INIT_VAL)*lfu-log-factor+1), saturating at 255.
-func (s *Server) lfuLogIncr(counter uint32) uint32 {
-	if counter == 255 {
-		return 255
-	}
-	r := rand.Float64()
-	baseval := float64(counter) - lfuInitVal
-	if baseval < 0 {
-		baseval = 0
-	}
-	if r < 1.0/(baseval*float64(s.cfg.LFULogFactor)+1) {
-		counter++
-	}
-	return counter
-}
-
-// lfuDecrAndReturn is LFUDecrAndReturn: the counter less one per
-// lfu-decay-time minutes since it was last decremented (not stored).
+// lfuDecrAndReturn is LFUDecrAndReturn for e's clock.
 func (s *Server) lfuDecrAndReturn(e entry) uint32 {
-	ldt := e.lru() >> 8
-	counter := e.lru() & 255
-	if d := s.cfg.LFUDecayTime; d > 0 {
-		periods := s.lfuTimeElapsed(ldt) / uint32(d)
-		if periods > counter {
-			return 0
-		}
-		counter -= periods
-	}
-	return counter
+	return evict.LFUDecr(e.lru(), s.cfg.LFUDecayTime)
 }
 
 // touchAccess updates the clock of a value being accessed (Redis's
 // lookupKey: updateLFU under an LFU policy, else the LRU clock).
 func (s *Server) touchAccess(e *entry) {
 	if s.evictPolicy()&evFlagLFU != 0 {
-		c := s.lfuLogIncr(s.lfuDecrAndReturn(*e))
-		e.setLRU(s.lfuTimeInMinutes()<<8 | c)
+		e.setLRU(evict.LFUAccess(e.lru(), s.cfg.LFULogFactor, s.cfg.LFUDecayTime))
 		return
 	}
 	e.setLRU(s.lruClock)
@@ -424,7 +344,7 @@ func (s *Server) touchAccess(e *entry) {
 // initAccess sets the clock of a new value (createObject).
 func (s *Server) initAccess(e *entry) {
 	if s.evictPolicy()&evFlagLFU != 0 {
-		e.setLRU(s.lfuTimeInMinutes()<<8 | lfuInitVal)
+		e.setLRU(evict.LFUTimeInMinutes()<<8 | evict.LFUInitVal)
 		return
 	}
 	e.setLRU(s.lruClock)
@@ -443,13 +363,7 @@ func (s *Server) inheritAccess(v, old *entry) {
 }
 
 // estimateIdleTime is estimateObjectIdleTime, in ms.
-func (s *Server) estimateIdleTime(e entry) uint64 {
-	now, lru := s.lruClock, e.lru()
-	if now >= lru {
-		return uint64(now-lru) * lruClockRes
-	}
-	return uint64(now+(lruMask-lru)) * lruClockRes
-}
+func (s *Server) estimateIdleTime(e entry) uint64 { return evict.IdleTime(s.lruClock, e.lru()) }
 
 // setLRUOrLFU is objectSetLRUOrLFU (RESTORE ... IDLETIME/FREQ): which of
 // the two applies depends on the policy.
@@ -461,7 +375,7 @@ func (s *Server) setLRUOrLFU(db *DB, key []byte, lfuFreq, lruIdle int64) {
 	pol := s.evictPolicy()
 	if lfuFreq >= 0 {
 		if pol&evFlagLFU != 0 {
-			p.setLRU(s.lfuTimeInMinutes()<<8 | uint32(min(lfuFreq, 255)))
+			p.setLRU(evict.LFUTimeInMinutes()<<8 | uint32(min(lfuFreq, 255)))
 		}
 		return
 	}
@@ -480,7 +394,7 @@ func (s *Server) setLRUOrLFU(db *DB, key []byte, lfuFreq, lruIdle int64) {
 
 // evictionPoolPopulate samples maxmemory-samples keys of one DB (of its
 // expires for volatile-*) into the pool, ordered by idle (best last).
-func (s *Server) evictionPoolPopulate(db *DB, pol int) {
+func (s *Server) evictionPoolPopulate(db *DB, pol evict.Policy) {
 	ev := &s.ev
 	n := max(s.cfg.MaxMemorySamples, 1)
 	if pol&evFlagAllkeys != 0 {
@@ -489,7 +403,7 @@ func (s *Server) evictionPoolPopulate(db *DB, pol int) {
 		}
 		nodes := ev.samples[:n]
 		for _, nd := range nodes[:db.keys.SomeKeys(nodes, rand.Uint64)] {
-			s.poolInsert(s.poolScore(pol, nd.Val, 0), nd.Key, db.id)
+			ev.pool.Insert(evict.Score(pol, s.lruClock, nd.Val.lru(), s.cfg.LFUDecayTime, 0), nd.Key, db.id)
 		}
 		return
 	}
@@ -506,65 +420,8 @@ func (s *Server) evictionPoolPopulate(db *DB, pol int) {
 			}
 			e = *p
 		}
-		s.poolInsert(s.poolScore(pol, e, nd.Val), nd.Key, db.id)
+		ev.pool.Insert(evict.Score(pol, s.lruClock, e.lru(), s.cfg.LFUDecayTime, nd.Val), nd.Key, db.id)
 	}
-}
-
-// poolScore is the pool's "idle": higher evicts first (idle time, inverse
-// frequency, or how soon the TTL ends).
-func (s *Server) poolScore(pol int, e entry, ttl int64) uint64 {
-	switch {
-	case pol&evFlagLRU != 0:
-		return s.estimateIdleTime(e)
-	case pol&evFlagLFU != 0:
-		return 255 - uint64(s.lfuDecrAndReturn(e))
-	}
-	return math.MaxUint64 - uint64(ttl)
-}
-
-// poolInsert puts a candidate in place, keeping the pool sorted by idle
-// ascending; a full pool drops its worst entry, or the candidate if that
-// is worse still.
-func (s *Server) poolInsert(idle uint64, key string, dbid int) {
-	pool := &s.ev.pool
-	k := 0
-	for k < evpoolSize && pool[k].key != nil && pool[k].idle < idle {
-		k++
-	}
-	switch {
-	case k == 0 && pool[evpoolSize-1].key != nil:
-		return
-	case k < evpoolSize && pool[k].key == nil:
-		// an empty slot: nothing to shift
-	case pool[evpoolSize-1].key == nil:
-		// Room on the right: shift k.. right, reusing the last buffer.
-		buf := pool[evpoolSize-1].buf
-		copy(pool[k+1:], pool[k:evpoolSize-1])
-		pool[k].buf = buf
-	default:
-		// Full: drop the leftmost (worst) and insert at k-1.
-		k--
-		buf := pool[0].buf
-		copy(pool[:k], pool[1:k+1])
-		pool[k].buf = buf
-	}
-	pool[k].buf = append(pool[k].buf[:0], key...)
-	pool[k].key = pool[k].buf
-	pool[k].idle = idle
-	pool[k].dbid = dbid
-}
-
-// evictionTimeLimit is evictionTimeLimitUs: tenacity 0..10 is linear up
-// to 500 µs, then 15% more per step; 100 is no limit.
-func (s *Server) evictionTimeLimit() time.Duration {
-	t := s.cfg.MaxMemoryEvictionTenacity
-	switch {
-	case t <= 10:
-		return time.Duration(50*t) * time.Microsecond
-	case t < 100:
-		return time.Duration(500*math.Pow(1.15, float64(t-10))) * time.Microsecond
-	}
-	return time.Duration(math.MaxInt64)
 }
 
 // evictionAllowed is isSafeToPerformEvictions.
@@ -605,15 +462,7 @@ func (s *Server) performEvictionsFrom(proc bool) int {
 			result = evictRunning
 		}
 	}
-	// total/current_eviction_exceeded_time
-	if result != evictOK {
-		if ev.exceededAt == 0 {
-			ev.exceededAt = monoNow()
-		}
-	} else if ev.exceededAt != 0 {
-		ev.exceededTotal += time.Duration(monoNow() - ev.exceededAt)
-		ev.exceededAt = 0
-	}
+	ev.exceeded.Mark(result != evictOK, monoNow())
 	return result
 }
 
@@ -622,14 +471,23 @@ func (s *Server) performEvictionsFrom(proc bool) int {
 func (s *Server) evictCycle(toFree int64) int {
 	ev := &s.ev
 	pol := s.evictPolicy()
-	limit := s.evictionTimeLimit()
+	limit := evict.TimeLimit(s.cfg.MaxMemoryEvictionTenacity)
 	start := monoNow()
 	var freed int64
 	keysFreed := 0
+	exists := func(key []byte, dbid int) bool {
+		db := s.dbs[dbid]
+		if pol&evFlagAllkeys != 0 {
+			_, found := db.keys.Get(bstr(key))
+			return found
+		}
+		_, found := db.expires.Get(bstr(key))
+		return found
+	}
 	for freed < toFree {
 		var bestDB *DB
 		var bestKey []byte
-		if pol&(evFlagLRU|evFlagLFU) != 0 || pol == evVolatileTTL {
+		if pol.Pooled() {
 			for bestKey == nil {
 				total := 0
 				// Sample every DB: no local choices.
@@ -646,35 +504,20 @@ func (s *Server) evictCycle(toFree int64) int {
 				if total == 0 {
 					break
 				}
-				// Best (rightmost) first; ghosts are dropped.
-				for k := evpoolSize - 1; k >= 0; k-- {
-					pe := &ev.pool[k]
-					if pe.key == nil {
-						continue
-					}
-					db := s.dbs[pe.dbid]
-					var found bool
-					if pol&evFlagAllkeys != 0 {
-						_, found = db.keys.Get(bstr(pe.key))
-					} else {
-						_, found = db.expires.Get(bstr(pe.key))
-					}
-					key := pe.key // its buffer is reused only by the next populate
-					pe.key, pe.idle = nil, 0
-					if found {
-						bestDB, bestKey = db, key
-						break
-					}
+				// Best first; ghosts are dropped. The key's buffer is
+				// reused only by the next populate.
+				if key, dbid, ok := ev.pool.Pop(exists); ok {
+					bestDB, bestKey = s.dbs[dbid], key
 				}
 			}
-		} else if pol == evAllkeysRandom || pol == evVolatileRandom {
+		} else if pol == evict.AllkeysRandom || pol == evict.VolatileRandom {
 			// One DB after the other, a random key of each.
 			for range s.dbs {
 				ev.nextDB = (ev.nextDB + 1) % len(s.dbs)
 				db := s.dbs[ev.nextDB]
 				var k string
 				var ok bool
-				if pol == evAllkeysRandom {
+				if pol == evict.AllkeysRandom {
 					k, _, ok = db.keys.RandomKey(nil)
 				} else {
 					k, _, ok = db.expires.RandomKey(nil)
@@ -808,13 +651,7 @@ func (s *Server) applyMemoryLimit() {
 }
 
 // evictExceededTimes is total/current_eviction_exceeded_time in ms.
-func (s *Server) evictExceededTimes() (total, current int64) {
-	cur := time.Duration(0)
-	if s.ev.exceededAt != 0 {
-		cur = time.Duration(monoNow() - s.ev.exceededAt)
-	}
-	return (s.ev.exceededTotal + cur).Milliseconds(), cur.Milliseconds()
-}
+func (s *Server) evictExceededTimes() (total, current int64) { return s.ev.exceeded.Times(monoNow()) }
 
 // A cache evicts a value for (about) every value it is given: without
 // recycling, each evicted buffer is garbage until the next GC, and with
