@@ -90,6 +90,16 @@
 // -BUSY without the executor lock, the script lends the lock to waiting
 // clients, and SCRIPT KILL / FUNCTION KILL cancel the VM.
 //
+// # Pub/Sub, client-side caching, eviction
+//
+// Package pubsub owns the subscription registries and PUBLISH's fan-out
+// (pubsub.go keeps the commands and delivers to a client); package
+// tracking owns the tracking table, the BCAST prefixes and the
+// invalidation messages (tracking.go parses CLIENT TRACKING, finds a
+// command's keys and delivers); package evict owns the maxmemory policy,
+// the LRU/LFU clocks and the eviction pool (evict.go samples the
+// keyspace, deletes the victims and keeps the used-memory estimate).
+//
 // # Blocking commands
 //
 // A blocking command that finds nothing parks its client (blocking.go); a

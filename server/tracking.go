@@ -105,8 +105,8 @@ func isROScript(cmd *command) bool {
 
 // trackingRememberKeys is Redis's trackingRememberKeys.
 func (s *Server) trackingRememberKeys(c *client, cmd *command, argv [][]byte) {
-	if cmd.flags&cmdPubSub != 0 {
-		return
+	if cmd.flags&cmdPubSub != 0 || !c.trk.Remembers() {
+		return // before finding the keys, which allocates
 	}
 	s.tracking.Remember(c, argv, trackingKeyArgs(cmd, argv))
 }

@@ -220,12 +220,18 @@ func prefixOverlap(a, b string) bool {
 	return a[:n] == b[:n]
 }
 
+// Remembers reports whether c's reads are remembered now (OPTIN needs
+// CLIENT CACHING YES, OPTOUT is off after CLIENT CACHING NO).
+func (c *Client) Remembers() bool {
+	optin, optout, caching := c.flags&Optin != 0, c.flags&Optout != 0, c.flags&Caching != 0
+	return !(optin && !caching || optout && caching)
+}
+
 // Remember is Redis's trackingRememberKeys: p read argv[i] for each i of
 // keys.
 func (t *Table) Remember(p Peer, argv [][]byte, keys []int) {
 	c := p.Tracking()
-	optin, optout, caching := c.flags&Optin != 0, c.flags&Optout != 0, c.flags&Caching != 0
-	if optin && !caching || optout && caching {
+	if !c.Remembers() {
 		return
 	}
 	for _, i := range keys {
