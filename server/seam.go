@@ -224,21 +224,19 @@ func (c *client) InScript() bool { return c.flags&flagFake != 0 && !c.srv.loadin
 func (c *client) SignalReady(key []byte) { c.srv.signalKeyAsReady(c.db, key) }
 
 func (c *client) Block(argv, keys [][]byte, timeout time.Duration, serve seam.Serve, serveGone bool) {
-	s := c.srv
-	s.blockClient(c, keys, argv, timeout, func(c *client, argv [][]byte, later bool) bool {
+	c.srv.blockClient(c, keys, argv, timeout, func(c *client, argv [][]byte, later bool) bool {
 		if !later || c.block == nil {
 			return false
 		}
-		// Redis serves a blocked stream reader inside a call(): what it
-		// propagates (XREADGROUP's XCLAIMs and group position) is one
-		// MULTI/EXEC unit.
-		s.execDepth++
-		served := serve(c, argv, []byte(c.block.readyKey))
-		s.execDepth--
-		s.flushPropagation(true)
-		return served
+		return serve(c, argv, []byte(c.block.readyKey))
 	})
 	c.block.unblockOnNoKey = serveGone
+}
+
+func (c *client) BeginUnit() { c.srv.execDepth++ }
+func (c *client) EndUnit() {
+	c.srv.execDepth--
+	c.srv.flushPropagation(true)
 }
 
 func (c *client) Exists(key []byte) bool { return c.srv.exists(c.db, key) }

@@ -911,7 +911,9 @@ func serveBlocked(c command.Ctx, argv [][]byte, key []byte, ids []stream.ID, gro
 	c.Bulk(key)
 	if g != nil {
 		c.LookupWrite(key) // snapshot hook before the group changes
+		c.BeginUnit()
 		xreadgroupServe(c, st, key, g, group, consumer, start, count, noack, false)
+		c.EndUnit()
 		c.AddDirty(1)
 	} else {
 		replyRange(c, st, start, stream.MaxID, count, false)
