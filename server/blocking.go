@@ -1,19 +1,15 @@
 package server
 
 import (
-	"math"
-	"strconv"
 	"time"
 
 	"github.com/aofserver/aofserver/aof"
 	"github.com/aofserver/aofserver/rstring"
-
-	"github.com/aofserver/aofserver/command/listcmd"
-
-	seam "github.com/aofserver/aofserver/command"
 )
 
-// Blocking list commands (BLPOP BRPOP BRPOPLPUSH BLMOVE BLMPOP).
+// Blocking on keys, for the blocking pops (BLPOP, BZPOPMIN, BLMPOP, ...:
+// the list and sorted-set groups under command/) and XREAD/XREADGROUP
+// BLOCK, which block through the seam's Blocker (seam.go), and WAIT.
 //
 // A client that must block is parked: its command stays in blockState and
 // its connection goroutine waits (off the executor) for a wake-up or its
@@ -62,37 +58,6 @@ type blockingState struct {
 	// serving: handleReadyKeys runs; scheduled: a goroutine will run it
 	// for keys signalled outside any command (active expiry).
 	serving, scheduled bool
-}
-
-func init() {
-	lb := func(name string, arity int, first, last int, proc cmdProc, summary, since string) *command {
-		return &command{name: name, arity: arity, flags: cmdWrite | cmdBlocking | cmdNoScript, firstKey: first, lastKey: last, step: 1, proc: proc, group: "list", summary: summary, since: since, acl: []string{"@write", "@list", "@slow", "@blocking"}}
-	}
-	register(
-		lb("blpop", -3, 1, -2, blpopCommand, "Remove and get the first element in a list, or block until one is available", "2.0.0"),
-		lb("brpop", -3, 1, -2, brpopCommand, "Remove and get the last element in a list, or block until one is available", "2.0.0"),
-		lb("brpoplpush", 4, 1, 2, brpoplpushCommand, "Pop an element from a list, push it to another list and return it; or block until one is available", "2.2.0"),
-		lb("blmove", 6, 1, 2, blmoveCommand, "Pop an element from a list, push it to another list and return it; or block until one is available", "6.2.0"),
-	)
-}
-
-// parseBlockTimeout parses a timeout in seconds (a double, 0 = forever) as
-// Redis 7.0's getTimeoutFromObjectOrReply.
-func parseBlockTimeout(c *client, b []byte) (time.Duration, bool) {
-	f, err := strconv.ParseFloat(string(b), 64)
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || len(b) == 0 || rstring.IsSpace(b[0]) {
-		c.err("ERR timeout is not a float or out of range")
-		return 0, false
-	}
-	if f < 0 {
-		c.err("ERR timeout is negative")
-		return 0, false
-	}
-	if f*1000 > float64(math.MaxInt64/int64(time.Millisecond)) {
-		c.err("ERR timeout is out of range")
-		return 0, false
-	}
-	return time.Duration(f * float64(time.Second)), true
 }
 
 // canBlock: inside MULTI/EXEC, scripts or AOF loading a blocking command
@@ -385,123 +350,6 @@ func isTimeout(err error) bool {
 	type timeout interface{ Timeout() bool }
 	t, ok := err.(timeout)
 	return ok && t.Timeout()
-}
-
-// serveOrBlock runs serve at once; if it finds nothing, the client blocks
-// on keys (or, where it may not block, gets nullReply).
-func (s *Server) serveOrBlock(c *client, keys, argv [][]byte, timeout time.Duration, nullReply string, serve func(*client, [][]byte, bool) bool) {
-	if serve(c, argv, false) {
-		return
-	}
-	if !s.canBlock(c) {
-		if c.resp == 3 && (nullReply == "*-1\r\n" || nullReply == "$-1\r\n") {
-			nullReply = "_\r\n"
-		}
-		c.addReplyString(nullReply)
-		return
-	}
-	s.blockClient(c, keys, argv, timeout, serve)
-}
-
-// ----------------------------------------------------------------- commands
-
-func blpopCommand(c *client, argv [][]byte) { bpopGeneric(c, argv, true) }
-func brpopCommand(c *client, argv [][]byte) { bpopGeneric(c, argv, false) }
-
-func bpopGeneric(c *client, argv [][]byte, head bool) {
-	s := c.srv
-	timeout, ok := parseBlockTimeout(c, argv[len(argv)-1])
-	if !ok {
-		return
-	}
-	keys := argv[1 : len(argv)-1]
-	serve := func(c *client, argv [][]byte, later bool) bool {
-		return listcmd.ServeBpop(c, argv[1:len(argv)-1], head, later)
-	}
-	s.serveOrBlock(c, keys, argv, timeout, "*-1\r\n", serve)
-}
-
-func brpoplpushCommand(c *client, argv [][]byte) {
-	timeout, ok := parseBlockTimeout(c, argv[3])
-	if !ok {
-		return
-	}
-	blockingMove(c, argv, argv[1], argv[2], false, true, timeout)
-}
-
-func blmoveCommand(c *client, argv [][]byte) {
-	var from, to bool
-	for i, a := range argv[3:5] {
-		var left bool
-		switch {
-		case eqFold(a, "left"):
-			left = true
-		case eqFold(a, "right"):
-		default:
-			c.errSyntax()
-			return
-		}
-		if i == 0 {
-			from = left
-		} else {
-			to = left
-		}
-	}
-	timeout, ok := parseBlockTimeout(c, argv[5])
-	if !ok {
-		return
-	}
-	blockingMove(c, argv, argv[1], argv[2], from, to, timeout)
-}
-
-func side(left bool) string {
-	if left {
-		return "left"
-	}
-	return "right"
-}
-
-func blockingMove(c *client, argv [][]byte, src, dst []byte, fromLeft, toLeft bool, timeout time.Duration) {
-	s := c.srv
-	isRPOPLPUSH := eqFold(argv[0], "brpoplpush")
-	serve := func(c *client, argv [][]byte, later bool) bool {
-		e, found := s.lookupReadNoStats(c, src)
-		if !found {
-			return false
-		}
-		if e.typ() != typList {
-			if later {
-				return false
-			}
-			c.errWrongType()
-			return true
-		}
-		if d, ok := s.lookupReadNoStats(c, dst); ok && d.typ() != typList {
-			// Also when serving a blocked client: it is answered
-			// WRONGTYPE and the element stays in src (Redis's
-			// serveClientBlockedOnList).
-			c.errWrongType()
-			return true
-		}
-		if !listcmd.Lmove(c, src, dst, fromLeft, toLeft) {
-			return true
-		}
-		var form [][]byte
-		if isRPOPLPUSH {
-			form = [][]byte{[]byte("RPOPLPUSH"), cloneBytes(src), cloneBytes(dst)}
-		} else {
-			form = [][]byte{[]byte("LMOVE"), cloneBytes(src), cloneBytes(dst), []byte(side(fromLeft)), []byte(side(toLeft))}
-		}
-		s.signalKeyAsReady(c.db, dst)
-		if !later && !isRPOPLPUSH {
-			// Served at once: the positions are logged as the client
-			// wrote them; served later, in lower case (as Redis).
-			form[3], form[4] = cloneBytes(argv[3]), cloneBytes(argv[4])
-		}
-		seam.PropagateServed(c, later, form...)
-		return true
-	}
-	s.serveOrBlock(c, [][]byte{src}, argv, timeout, "$-1\r\n", serve)
 }
 
 func clientUnblockCommand(c *client, argv [][]byte) {

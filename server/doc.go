@@ -40,13 +40,11 @@
 // data-type groups (string, hash, list, set, sorted set and geo, stream,
 // HyperLogLog, bitmap, SORT) and the generic commands on named keys (DEL,
 // EXISTS, TYPE, RENAME, EXPIRE, TTL, ...) are packages of their own under
-// command/, written against package command
-// (imported as seam): *client implements its Ctx with one-line methods and
-// seamGroups registers each group (seam.go). They never import server; the
-// blocking forms of the list and sorted-set pops stay here, where blocking
-// lives, and call the groups' exported serve functions; XREAD and
-// XREADGROUP, which know whether to block only after reading, park the
-// client through the seam's Blocker. How a string is held, and the
+// command/, written against package command (imported as seam): *client
+// implements its Ctx with one-line methods and seamGroups registers each
+// group (seam.go). They never import server; a blocking command (BLPOP,
+// BZPOPMIN, XREAD BLOCK, ...) parks its client through the seam's
+// Blocker, and blocking itself lives here. How a string is held, and the
 // commands on whole databases (KEYS, SCAN, FLUSHALL, SWAPDB, ...), stay
 // here with the keyspace.
 //
@@ -102,7 +100,8 @@
 //
 // # Blocking commands
 //
-// A blocking command that finds nothing parks its client (blocking.go); a
+// A blocking command that finds nothing parks its client (blocking.go,
+// through seam.Blocker from the groups under command/); a
 // write that creates a list or sorted set marks the key ready, and after
 // that command's execution unit the parked clients are served in arrival
 // order, their pops logged as separate ops after the push.

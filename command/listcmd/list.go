@@ -1,8 +1,7 @@
 // Package listcmd is the list command group (Redis's t_list.c): LPUSH,
 // LPOP, LRANGE, LPOS, LMOVE, LMPOP and the rest, on package list's values,
-// written against the seam of package command. The blocking forms (BLPOP,
-// BRPOP, BLMOVE, BRPOPLPUSH, BLMPOP) stay in server, which owns blocking;
-// they serve a key with ServeBpop, Lmove and ServeLmpop from here.
+// written against the seam of package command, with their blocking forms
+// (BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BLMPOP: blocking.go).
 package listcmd
 
 import (
@@ -34,11 +33,17 @@ var Group = command.Group{Name: "list", Category: "@list", Commands: []command.S
 	ls("rpoplpush", 3, w, 1, 2, 1, rpoplpushCommand, "Remove the last element in a list, prepend it to another list and return it", "1.2.0", "@write", "@slow"),
 	ls("lmove", 5, w, 1, 2, 1, lmoveCommand, "Pop an element from a list, push it to another list and return it", "6.2.0", "@write", "@slow"),
 	ls("lmpop", -4, command.FlagWrite, 2, 2, 1, lmpopCommand, "Pop elements from a list", "7.0.0", "@write", "@slow"),
+	ls("blpop", -3, bl, 1, -2, 1, blpopCommand, "Remove and get the first element in a list, or block until one is available", "2.0.0", "@write", "@slow", "@blocking"),
+	ls("brpop", -3, bl, 1, -2, 1, brpopCommand, "Remove and get the last element in a list, or block until one is available", "2.0.0", "@write", "@slow", "@blocking"),
+	ls("brpoplpush", 4, bl, 1, 2, 1, brpoplpushCommand, "Pop an element from a list, push it to another list and return it; or block until one is available", "2.2.0", "@write", "@slow", "@blocking"),
+	ls("blmove", 6, bl, 1, 2, 1, blmoveCommand, "Pop an element from a list, push it to another list and return it; or block until one is available", "6.2.0", "@write", "@slow", "@blocking"),
+	ls("blmpop", -5, bl, 3, 3, 1, blmpopCommand, "Pop elements from a list, or block until one is available", "7.0.0", "@write", "@slow", "@blocking"),
 }}
 
 const (
-	w = command.FlagWrite | command.FlagDenyOOM
-	r = command.FlagReadonly
+	w  = command.FlagWrite | command.FlagDenyOOM
+	r  = command.FlagReadonly
+	bl = command.FlagWrite | command.FlagBlocking | command.FlagNoScript
 )
 
 func ls(name string, arity int, flags command.Flag, first, last, step int, proc command.Proc, summary, since string, acl ...string) command.Spec {
@@ -495,7 +500,7 @@ func lposCommand(c command.Ctx, argv [][]byte) {
 	}
 }
 
-func rpoplpushCommand(c command.Ctx, argv [][]byte) { Lmove(c, argv[1], argv[2], false, true) }
+func rpoplpushCommand(c command.Ctx, argv [][]byte) { lmove(c, argv[1], argv[2], false, true) }
 
 func lmoveCommand(c command.Ctx, argv [][]byte) {
 	var from, to bool // true = left
@@ -515,13 +520,13 @@ func lmoveCommand(c command.Ctx, argv [][]byte) {
 			to = left
 		}
 	}
-	Lmove(c, argv[1], argv[2], from, to)
+	lmove(c, argv[1], argv[2], from, to)
 }
 
-// Lmove pops from src (left if fromLeft) and pushes onto dst (LMOVE,
-// RPOPLPUSH, and their blocking forms in server); it reports whether an
-// element moved.
-func Lmove(c command.Ctx, srcKey, dstKey []byte, fromLeft, toLeft bool) bool {
+// lmove pops from src (left if fromLeft) and pushes onto dst (LMOVE,
+// RPOPLPUSH and their blocking forms); it reports whether an element
+// moved.
+func lmove(c command.Ctx, srcKey, dstKey []byte, fromLeft, toLeft bool) bool {
 	src, wrong := write(c, srcKey)
 	if wrong {
 		return false
@@ -570,15 +575,15 @@ func lmpopCommand(c command.Ctx, argv [][]byte) {
 	if !ok {
 		return
 	}
-	if !ServeLmpop(c, keys, !right, count, false) {
+	if !serveLmpop(c, keys, !right, count, false) {
 		c.NullArray()
 	}
 }
 
-// ServeLmpop pops up to count elements from the first non-empty list of
+// serveLmpop pops up to count elements from the first non-empty list of
 // keys; false if none had any. later: serving a blocked client (wrong types
 // are skipped, the pop is logged on its own).
-func ServeLmpop(c command.Ctx, keys [][]byte, head bool, count int64, later bool) bool {
+func serveLmpop(c command.Ctx, keys [][]byte, head bool, count int64, later bool) bool {
 	for _, key := range keys {
 		if e, found := c.LookupNoStats(key); !found {
 			continue
@@ -618,11 +623,11 @@ func ServeLmpop(c command.Ctx, keys [][]byte, head bool, count int64, later bool
 	return false
 }
 
-// ServeBpop serves BLPOP/BRPOP (blocking in server) from the first
+// serveBpop serves BLPOP/BRPOP from the first
 // non-empty list of keys, logged as LPOP/RPOP key; later is set when it
 // serves a blocked client, which skips keys of another type. It reports
 // whether it replied.
-func ServeBpop(c command.Ctx, keys [][]byte, head, later bool) bool {
+func serveBpop(c command.Ctx, keys [][]byte, head, later bool) bool {
 	for _, key := range keys {
 		e, found := c.LookupNoStats(key)
 		if !found {

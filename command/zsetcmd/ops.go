@@ -412,15 +412,15 @@ func zmpopCommand(c command.Ctx, argv [][]byte) {
 	if !ok {
 		return
 	}
-	if !ServeZmpop(c, keys, max, count, false) {
+	if !serveZmpop(c, keys, max, count, false) {
 		c.NullArray()
 	}
 }
 
-// ServeZmpop is serveLmpop for sorted sets (ZMPOP, and BZMPOP in server):
+// serveZmpop is serveLmpop for sorted sets (ZMPOP and BZMPOP):
 // it pops from the first non-empty sorted set of keys; later is set when
 // it serves a blocked client. It reports whether it replied.
-func ServeZmpop(c command.Ctx, keys [][]byte, max bool, count int64, later bool) bool {
+func serveZmpop(c command.Ctx, keys [][]byte, max bool, count int64, later bool) bool {
 	for _, key := range keys {
 		if e, found := c.LookupNoStats(key); !found {
 			continue
@@ -465,11 +465,11 @@ func ServeZmpop(c command.Ctx, keys [][]byte, max bool, count int64, later bool)
 	return false
 }
 
-// ServeBzpop serves BZPOPMIN/BZPOPMAX (blocking in server) from the first
+// serveBzpop serves BZPOPMIN/BZPOPMAX from the first
 // non-empty sorted set of keys, logged as ZPOPMIN/ZPOPMAX key; later is
 // set when it serves a blocked client, which skips keys of another type.
 // It reports whether it replied.
-func ServeBzpop(c command.Ctx, keys [][]byte, max, later bool) bool {
+func serveBzpop(c command.Ctx, keys [][]byte, max, later bool) bool {
 	for _, key := range keys {
 		e, found := c.LookupNoStats(key)
 		if !found {

@@ -1,9 +1,8 @@
 // Package zsetcmd is the sorted-set command group (Redis's t_zset.c) and
 // the geo group built on it (geo.c: a geo index is a sorted set whose
 // scores are 52-bit geohashes), on package zset's values, written against
-// the seam of package command. The blocking pops (BZPOPMIN/BZPOPMAX,
-// BZMPOP) stay in server, which owns blocking; they serve a key with
-// ServeBzpop and ServeZmpop from here.
+// the seam of package command, with the blocking pops (BZPOPMIN/BZPOPMAX,
+// BZMPOP: blocking.go).
 package zsetcmd
 
 import (
@@ -51,11 +50,15 @@ var Group = command.Group{Name: "sorted-set", Category: "@sortedset", Commands: 
 	sp("zintercard", -3, r, 2, 2, 1, zintercardCommand, "Intersect multiple sorted sets and return the cardinality of the result", "7.0.0", "@read", "@slow"),
 	sp("zrandmember", -2, r, 1, 1, 1, zrandmemberCommand, "Get one or multiple random elements from a sorted set", "6.2.0", "@read", "@slow"),
 	sp("zmpop", -4, command.FlagWrite, 2, 2, 1, zmpopCommand, "Remove and return members with scores in a sorted set", "7.0.0", "@write", "@slow"),
+	sp("bzpopmin", -3, bl|command.FlagFast, 1, -2, 1, bzpopminCommand, "Remove and return the member with the lowest score from one or more sorted sets, or block until one is available", "5.0.0", "@write", "@fast", "@blocking"),
+	sp("bzpopmax", -3, bl|command.FlagFast, 1, -2, 1, bzpopmaxCommand, "Remove and return the member with the highest score from one or more sorted sets, or block until one is available", "5.0.0", "@write", "@fast", "@blocking"),
+	sp("bzmpop", -5, bl, 3, 3, 1, bzmpopCommand, "Remove and return members with scores in a sorted set or block until one is available", "7.0.0", "@write", "@slow", "@blocking"),
 }}
 
 const (
-	w = command.FlagWrite | command.FlagDenyOOM
-	r = command.FlagReadonly
+	w  = command.FlagWrite | command.FlagDenyOOM
+	r  = command.FlagReadonly
+	bl = command.FlagWrite | command.FlagBlocking | command.FlagNoScript
 )
 
 func sp(name string, arity int, flags command.Flag, first, last, step int, proc command.Proc, summary, since string, acl ...string) command.Spec {
