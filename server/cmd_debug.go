@@ -15,7 +15,6 @@ import (
 	"github.com/aofserver/aofserver/aof"
 	"github.com/aofserver/aofserver/config"
 	"github.com/aofserver/aofserver/rdb"
-	"github.com/aofserver/aofserver/replication"
 	"github.com/aofserver/aofserver/resp"
 	"github.com/aofserver/aofserver/scripting"
 )
@@ -77,9 +76,7 @@ func debugCommand(c *client, argv [][]byte) {
 		// can no longer continue from our history (PSYNC tests use it).
 		s.log.Warn().Msg("Changing replication IDs after receiving DEBUG change-repl-id")
 		s.replInit()
-		s.repl.replid = replication.RandomID()
-		s.repl.replid2 = replication.ZeroID
-		s.repl.secondOffset = -1
+		s.repl.NewID()
 		c.ok()
 	case eqFold(sub, "reload"):
 		debugReload(c, argv)

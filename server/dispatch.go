@@ -287,7 +287,7 @@ func (s *Server) call(c *client, cmd *command, argv [][]byte) {
 	// A replicas-only op exists only while there is a stream to feed
 	// (Redis's shouldPropagate): without one it is not even counted for
 	// the MULTI/EXEC around the unit in the AOF.
-	replOnly := !changed && s.forceReplProp && s.repl.backlog != nil && s.repl.link == nil
+	replOnly := !changed && s.forceReplProp && s.repl.Backlog != nil && s.repl.link == nil
 	changed = changed || replOnly
 	s.forceProp, s.forceReplProp = prevForce, prevForceRepl
 	if changed && cmd.flags&cmdNoPropagate == 0 && !c.preventProp && !s.loading && s.propagating() {

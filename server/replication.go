@@ -47,11 +47,8 @@ const (
 var replStateNames = [...]string{"wait_bgsave", "wait_bgsave", "send_bulk", "online"}
 
 type replState struct {
-	replid, replid2 string
-	offset          int64 // master_repl_offset
-	secondOffset    int64 // second_repl_offset (-1: none)
-	backlog         *replication.Backlog
-	selDB           int // slaveseldb: the DB the stream last selected, -1 none
+	// History is our IDs, offset, backlog and the stream's selected DB.
+	replication.History
 	replicas        []*replica
 	noReplicasSince time.Time // for repl-backlog-ttl
 	goodReplicas    int       // repl_good_slaves_count
@@ -60,7 +57,7 @@ type replState struct {
 	waiters         []replWaiter // clients blocked in WAIT
 	getack          bool         // a REPLCONF GETACK is due (WAIT asked)
 	// failover: FAILOVER in progress (failover.go)
-	failover failoverState
+	failover replication.Failover
 	// rdbFor is the replicas' snapshot in progress: the BGSAVE job (disk)
 	// or our own socket transfer (diskless).
 	diskJob  *persist.Job
@@ -170,84 +167,48 @@ func (s *Server) replCfgInt(name string) int64 {
 func (s *Server) replCfgYes(name string) bool { return s.replCfg(name) == "yes" }
 
 // replInit gives the server its replication ID (Redis sets one at start).
-func (s *Server) replInit() {
-	if s.repl.replid == "" {
-		s.repl.replid = replication.RandomID()
-		s.repl.replid2 = replication.ZeroID
-		s.repl.secondOffset = -1
-		s.repl.selDB = -1
-	}
-}
+func (s *Server) replInit() { s.repl.Init() }
 
 // shiftReplicationID is Redis's shiftReplicationId: the current history
 // becomes ID2 (valid up to offset+1), and a new ID starts.
 func (s *Server) shiftReplicationID() {
-	s.replInit()
-	s.repl.replid2 = s.repl.replid
-	s.repl.secondOffset = s.repl.offset + 1
-	s.repl.replid = replication.RandomID()
+	s.repl.Shift()
 	s.log.Info().Msgf("Setting secondary replication ID to %s, valid up to offset: %d. New replication ID is %s",
-		s.repl.replid2, s.repl.secondOffset, s.repl.replid)
+		s.repl.ID2, s.repl.SecondOffset, s.repl.ID)
 }
 
-func (s *Server) createBacklog() {
-	size := s.replCfgInt("repl-backlog-size")
-	if size <= 0 {
-		size = 1 << 20
-	}
-	s.repl.backlog = replication.NewBacklog(int(size), s.repl.offset+1)
-}
+func (s *Server) createBacklog() { s.repl.CreateBacklog(s.replCfgInt("repl-backlog-size")) }
 
 // propagating reports whether propagated ops are collected: for the AOF,
 // the backlog, or the tests.
 func (s *Server) propagating() bool {
-	return s.aof != nil || s.collectProp || s.repl.backlog != nil
+	return s.aof != nil || s.collectProp || s.repl.Backlog != nil
 }
 
 // ----------------------------------------------------------- the stream
 
 // replFeedOps appends ops to the stream (Redis replicationFeedSlaves):
 // a SELECT where the DB changes, the ops, MULTI/EXEC around them when
-// wrap. It returns the new master offset.
+// wrap.
 func (s *Server) replFeedOps(ops []aof.Op, wrap bool) {
 	// A replica proxies its master's stream instead (Redis
 	// replicationFeedSlaves returns when masterhost is set).
-	if s.repl.backlog == nil || s.repl.link != nil {
+	if s.repl.Backlog == nil || s.repl.link != nil {
 		return
 	}
-	var buf []byte
-	db := s.repl.selDB
-	add := func(d int, argv [][]byte) {
-		if d >= 0 && d != db {
-			buf = replication.AppendSelect(buf, d)
-			db = d
-		}
-		buf = aof.AppendCommand(buf, argv)
-	}
-	if wrap && len(ops) >= 2 {
-		add(ops[0].DB, multiArgv)
-	}
-	for i := range ops {
-		add(ops[i].DB, ops[i].Argv)
-	}
-	if wrap && len(ops) >= 2 {
-		add(ops[len(ops)-1].DB, execArgv)
-	}
-	s.repl.selDB = db
-	s.replFeedBytes(buf)
+	s.replFeedBytes(s.repl.AppendOps(nil, ops, wrap))
 	if s.curClient != nil {
-		s.curClient.replWOff = s.repl.offset
+		s.curClient.replWOff = s.repl.Offset
 	}
 }
 
 // replFeedBytes adds encoded stream bytes to the backlog and to every
 // replica past the snapshot instant.
 func (s *Server) replFeedBytes(buf []byte) {
-	if len(buf) == 0 || s.repl.backlog == nil {
+	if len(buf) == 0 || s.repl.Backlog == nil {
 		return
 	}
-	s.repl.backlog.Write(buf)
-	s.repl.offset += int64(len(buf))
+	s.repl.Append(buf)
 	for _, r := range s.repl.replicas {
 		if r.state != replWaitBgsaveStart {
 			s.replPush(r, buf)
@@ -439,12 +400,12 @@ func replconfCommand(c *client, argv [][]byte) {
 			if r.putOnlineOnAck {
 				s.replPutOnline(r)
 			}
-			s.updateFailoverStatus()
+			s.repl.failover.Update()
 			s.replServeWaiters()
 			return
 		case "getack":
 			if l := s.repl.link; l != nil && c.flags&flagMaster != 0 {
-				l.SendAck(s.repl.offset)
+				l.SendAck(s.repl.Offset)
 			}
 			return
 		case "rdb-only":
@@ -500,7 +461,7 @@ func syncCommand(c *client, argv [][]byte) {
 	// A failover request to a replica with the same history: it becomes
 	// a master, and the PSYNC continues that history (ID2).
 	if len(argv) > 3 && eqFold(argv[0], "psync") && eqFold(argv[3], "failover") {
-		if string(argv[1]) != s.repl.replid {
+		if string(argv[1]) != s.repl.ID {
 			c.err("ERR PSYNC FAILOVER replid must match my replid.")
 			return
 		}
@@ -546,13 +507,11 @@ func syncCommand(c *client, argv [][]byte) {
 		r.oldProto = true
 	}
 	s.attachReplica(r)
-	if s.repl.backlog == nil {
+	if s.repl.Backlog == nil {
 		// A new history: a new ID, no ID2 (Redis syncCommand).
-		s.repl.replid = replication.RandomID()
-		s.repl.replid2 = replication.ZeroID
-		s.repl.secondOffset = -1
+		s.repl.NewID()
 		s.createBacklog()
-		s.log.Info().Msgf("Replication backlog created, my new replication IDs are '%s' and '%s'", s.repl.replid, s.repl.replid2)
+		s.log.Info().Msgf("Replication backlog created, my new replication IDs are '%s' and '%s'", s.repl.ID, s.repl.ID2)
 	}
 	s.stats.syncFull++
 	s.replStartFullSync(r)
@@ -584,31 +543,30 @@ func (s *Server) tryPartialResync(c *client, r *replica, argv [][]byte) bool {
 	if !ok {
 		return false
 	}
-	if id != s.repl.replid && (id != s.repl.replid2 || off > s.repl.secondOffset) {
-		switch {
-		case id == "?":
-			s.log.Info().Msgf("Full resync requested by replica %s", r.name())
-		case id != s.repl.replid2:
-			s.log.Info().Msgf("Partial resynchronization not accepted: Replication ID mismatch (Replica asked for '%s', my replication IDs are '%s' and '%s')", id, s.repl.replid, s.repl.replid2)
-		default:
-			s.log.Info().Msgf("Partial resynchronization not accepted: Requested offset for second ID was %d, but I can reply up to %d", off, s.repl.secondOffset)
-		}
+	switch s.repl.CanContinue(id, off) {
+	case replication.AskedFull:
+		s.log.Info().Msgf("Full resync requested by replica %s", r.name())
 		return false
-	}
-	b := s.repl.backlog
-	if b == nil || !b.Holds(off) {
+	case replication.IDMismatch:
+		s.log.Info().Msgf("Partial resynchronization not accepted: Replication ID mismatch (Replica asked for '%s', my replication IDs are '%s' and '%s')", id, s.repl.ID, s.repl.ID2)
+		return false
+	case replication.SecondIDTooFar:
+		s.log.Info().Msgf("Partial resynchronization not accepted: Requested offset for second ID was %d, but I can reply up to %d", off, s.repl.SecondOffset)
+		return false
+	case replication.NoBacklog:
 		s.log.Info().Msgf("Unable to partial resync with replica %s for lack of backlog (Replica request was: %d).", r.name(), off)
-		if b != nil && off > s.repl.offset {
+		if s.repl.Backlog != nil && off > s.repl.Offset {
 			s.log.Warn().Msgf("Warning: replica %s tried to PSYNC with an offset that is greater than the master replication offset.", r.name())
 		}
 		return false
 	}
+	b := s.repl.Backlog
 	s.attachReplica(r)
 	r.state = replOnline
 	r.ackTime = time.Now()
 	hdr := "+CONTINUE\r\n"
 	if r.capaPsync2 {
-		hdr = "+CONTINUE " + s.repl.replid + "\r\n"
+		hdr = "+CONTINUE " + s.repl.ID + "\r\n"
 	}
 	data := b.From(off)
 	c.pushMu.Lock()
@@ -667,7 +625,7 @@ func (r *replica) pendingHdr(s *Server) {
 		r.hdrLine = nil
 		return
 	}
-	r.hdrLine = []byte(fmt.Sprintf("+FULLRESYNC %s %d\r\n", s.repl.replid, r.psyncInitial))
+	r.hdrLine = []byte(fmt.Sprintf("+FULLRESYNC %s %d\r\n", s.repl.ID, r.psyncInitial))
 }
 
 // startBgsaveForReplication snapshots the dataset for every replica
@@ -694,11 +652,11 @@ func (s *Server) startBgsaveForReplication() {
 	// The snapshot's instant: the stream from here on follows the RDB,
 	// and begins with a SELECT (Redis replicationSetupSlaveForFullResync).
 	for _, r := range waiting {
-		r.psyncInitial = s.repl.offset
+		r.psyncInitial = s.repl.Offset
 		r.state = replWaitBgsaveEnd
 		r.pendingHdr(s)
 	}
-	s.repl.selDB = -1
+	s.repl.SelDB = -1
 	if socket {
 		s.startDisklessXfer(waiting)
 		return
@@ -1191,7 +1149,7 @@ func (s *Server) replStartCron() {
 func (s *Server) replicationCron() {
 	s.repl.cronLoops++
 	if l := s.repl.link; l != nil {
-		l.SendAck(s.repl.offset) // the replica's part: an ACK a second
+		l.SendAck(s.repl.Offset) // the replica's part: an ACK a second
 	}
 	period := s.replCfgInt("repl-ping-replica-period")
 	if period <= 0 {
@@ -1218,18 +1176,16 @@ func (s *Server) replicationCron() {
 			s.dropReplica(r, "timeout")
 		}
 	}
-	if len(s.repl.replicas) == 0 && s.repl.backlog != nil && s.repl.link == nil && !s.repl.noReplicasSince.IsZero() {
+	if len(s.repl.replicas) == 0 && s.repl.Backlog != nil && s.repl.link == nil && !s.repl.noReplicasSince.IsZero() {
 		ttl := s.replCfgInt("repl-backlog-ttl")
 		if ttl > 0 && time.Since(s.repl.noReplicasSince) > time.Duration(ttl)*time.Second {
 			// A new ID: a replica of the old history cannot continue.
-			s.repl.replid = replication.RandomID()
-			s.repl.replid2 = replication.ZeroID
-			s.repl.secondOffset = -1
-			s.repl.backlog = nil
+			s.repl.NewID()
+			s.repl.Backlog = nil
 			s.log.Info().Msgf("Replication backlog freed after %d seconds without connected replicas.", ttl)
 		}
 	}
-	if b := s.repl.backlog; b != nil {
+	if b := s.repl.Backlog; b != nil {
 		if size := int(s.replCfgInt("repl-backlog-size")); size > 0 {
 			b.Resize(size)
 		}
@@ -1298,7 +1254,7 @@ func (s *Server) infoReplication(f func(k string, v any)) {
 	s.replInit()
 	if l := s.repl.link; l != nil {
 		f("role", "slave")
-		l.Info(s.repl.offset, f)
+		l.Info(s.repl.Offset, f)
 		f("slave_priority", s.replCfgInt("replica-priority"))
 		f("slave_read_only", b2i(s.replCfgYes("replica-read-only")))
 		f("replica_announced", b2i(s.replCfgYes("replica-announced")))
@@ -1317,12 +1273,12 @@ func (s *Server) infoReplication(f func(k string, v any)) {
 		lag := int64(time.Since(r.ackTime).Seconds())
 		f("slave"+strconv.Itoa(i), fmt.Sprintf("ip=%s,port=%d,state=%s,offset=%d,lag=%d", ip, r.listeningPort, replStateNames[r.state], r.ackOff, lag))
 	}
-	f("master_failover_state", s.failoverStateName())
-	f("master_replid", s.repl.replid)
-	f("master_replid2", s.repl.replid2)
-	f("master_repl_offset", s.repl.offset)
-	f("second_repl_offset", s.repl.secondOffset)
-	b := s.repl.backlog
+	f("master_failover_state", s.repl.failover.StateName())
+	f("master_replid", s.repl.ID)
+	f("master_replid2", s.repl.ID2)
+	f("master_repl_offset", s.repl.Offset)
+	f("second_repl_offset", s.repl.SecondOffset)
+	b := s.repl.Backlog
 	if b == nil {
 		f("repl_backlog_active", 0)
 		f("repl_backlog_size", s.replCfgInt("repl-backlog-size"))
@@ -1359,7 +1315,7 @@ func (s *Server) roleReply(c *client) {
 		c.integer(int64(l.Port()))
 		c.bulkString(l.StateName())
 		if l.Connected() {
-			c.integer(s.repl.offset)
+			c.integer(s.repl.Offset)
 		} else {
 			c.integer(-1)
 		}
@@ -1367,7 +1323,7 @@ func (s *Server) roleReply(c *client) {
 	}
 	c.arrayLen(3)
 	c.bulkString("master")
-	c.integer(s.repl.offset)
+	c.integer(s.repl.Offset)
 	var online []*replica
 	for _, r := range s.repl.replicas {
 		if r.state == replOnline {

@@ -101,7 +101,7 @@ func (s *Server) replSetMaster(host string, port int, cacheMyself bool) {
 	// (replicationCacheMasterUsingMyself).
 	psyncPossible := true
 	if !wasMaster {
-		psyncPossible = s.repl.backlog != nil
+		psyncPossible = s.repl.Backlog != nil
 	} else if !cacheMyself {
 		psyncPossible = false
 	}
@@ -128,13 +128,13 @@ func (s *Server) replUnsetMaster() {
 	s.repl.link = nil
 	s.cfg.SetReplicaOf("", 0)
 	s.shiftReplicationID()
-	if s.repl.backlog == nil {
+	if s.repl.Backlog == nil {
 		s.createBacklog()
 	}
 	for _, r := range s.repl.replicas {
 		s.dropReplica(r, "master mode")
 	}
-	s.repl.selDB = -1
+	s.repl.SelDB = -1
 	s.refreshGoodReplicas()
 }
 
@@ -188,31 +188,31 @@ func (h linkHost) LinkConfig() replication.LinkConfig {
 	return cfg
 }
 
-func (h linkHost) History() (string, int64) { return h.s.repl.replid, h.s.repl.offset }
+func (h linkHost) History() (string, int64) { return h.s.repl.ID, h.s.repl.Offset }
 
-func (h linkHost) PsyncFailover() bool { return h.s.repl.failover.state == failoverInProgress }
+func (h linkHost) PsyncFailover() bool { return h.s.repl.failover.PsyncFailover() }
 
-func (h linkHost) PsyncReply(reply string) bool { return h.s.failoverPsyncDone(reply) }
+func (h linkHost) PsyncReply(reply string) bool { return h.s.repl.failover.PsyncReply(reply) }
 
 // Continue is the +CONTINUE side of syncWithMaster.
 func (h linkHost) Continue(replid string) int64 {
 	s := h.s
-	if replid != "" && replid != s.repl.replid {
+	if replid != "" && replid != s.repl.ID {
 		// The master changed history: ours continues as ID2.
-		s.repl.replid2 = s.repl.replid
-		s.repl.secondOffset = s.repl.offset + 1
-		s.repl.replid = replid
+		s.repl.ID2 = s.repl.ID
+		s.repl.SecondOffset = s.repl.Offset + 1
+		s.repl.ID = replid
 		s.log.Info().Msgf("Master replication ID changed to %s", replid)
 		for _, rr := range s.repl.replicas {
 			s.dropReplica(rr, "master replication ID changed")
 		}
 	}
-	if s.repl.backlog == nil {
+	if s.repl.Backlog == nil {
 		s.createBacklog()
 	}
 	s.log.Info().Msg("Successful partial resynchronization with master.")
 	s.log.Info().Msg("MASTER <-> REPLICA sync: Master accepted a Partial Resynchronization.")
-	return s.repl.offset
+	return s.repl.Offset
 }
 
 // LoadSynced is the end of readSyncBulkPayload: as Redis, a BGSAVE must
@@ -257,8 +257,8 @@ func (h linkHost) LoadSynced(tmp, replid string, off int64) error {
 	}
 	s.dirty++
 	// Our history is now the master's.
-	s.repl.replid, s.repl.replid2, s.repl.secondOffset = replid, replication.ZeroID, -1
-	s.repl.offset = off
+	s.repl.ID, s.repl.ID2, s.repl.SecondOffset = replid, replication.ZeroID, -1
+	s.repl.Offset = off
 	s.createBacklog()
 	for _, r := range s.repl.replicas {
 		s.dropReplica(r, "full resync from our master")
