@@ -194,7 +194,6 @@ func (c *client) bulkString(s string)     { c.out = redcon.AppendBulkString(c.ou
 func (c *client) integer(n int64)         { c.out = redcon.AppendInt(c.out, n) }
 func (c *client) arrayLen(n int)          { c.out = redcon.AppendArray(c.out, n) }
 func (c *client) emptyArray()             { c.out = append(c.out, "*0\r\n"...) }
-func (c *client) bulkDouble(f float64)    { c.out = redcon.AppendBulk(c.out, resp.FormatDouble(f)) }
 
 // Protocol-aware helpers: RESP3 types for a client that sent HELLO 3, their
 // RESP2 forms otherwise (Redis's addReplyNull, addReplyMapLen, ...).
@@ -204,8 +203,6 @@ func (c *client) nullBulk() { c.out = resp.AppendNull(c.out, c.resp) }
 
 // nullArray is Redis's shared.nullarray[c->resp]: "*-1" or "_".
 func (c *client) nullArray() { c.out = resp.AppendNullArray(c.out, c.resp) }
-
-func (c *client) aggLen(kind byte, n int) { c.out = resp.AppendAggLen(c.out, kind, n) }
 
 // mapLen starts a map of n pairs: "%n", or a flat array of 2n in RESP2.
 func (c *client) mapLen(n int) { c.out = resp.AppendMapLen(c.out, c.resp, n) }

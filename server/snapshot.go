@@ -120,8 +120,6 @@ func (s *Server) rdbLimits() rdb.Limits {
 
 func (sn *snapshot) visited(e entry) bool { return e.snapMark() == sn.mark }
 
-func (sn *snapshot) markNew(e *entry) { e.setSnapMark(sn.mark) }
-
 func (sn *snapshot) selectDB(id int) {
 	if sn.curDB != id {
 		sn.enc.SelectDB(id, sn.sizes[id], sn.expires[id])
